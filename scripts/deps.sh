@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages twag needs, only those missing (idempotent).
+#   scripts/deps.sh build   compiler side: OpenSSL headers, pkg-config
+#   scripts/deps.sh test    + libosmocore (independent oracle), osmo-auc-gen,
+#                           Python cryptography (independent cross-checks)
+#   scripts/deps.sh bench   + gnuplot for --plot
+set -eu
+what=${1:-test}
+pkgs="build-essential libssl-dev pkg-config"
+case "$what" in
+build) ;;
+test) pkgs="$pkgs libosmocore-dev libosmocore-utils python3 python3-cryptography" ;;
+bench) pkgs="$pkgs libosmocore-dev libosmocore-utils gnuplot-nox" ;;
+*) echo "deps.sh: unknown set '$what' (build|test|bench)" >&2; exit 2 ;;
+esac
+
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing Debian packages:$missing (run as root, or: sudo apt-get install$missing)" >&2
+	exit 1
+fi
+echo "deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2

@@ -1,0 +1,281 @@
+/* twag test harness: vector-file reader, assertion counting, test PRNG. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tw_test.h"
+#include "twag/cpu.h"
+#include "twag/hex.h"
+
+#ifndef TW_VEC_DIR
+#define TW_VEC_DIR "tests/vectors"
+#endif
+
+static unsigned long n_pass, n_fail;
+static const struct tv_case *cur_case;
+static const char *prog = "test";
+
+static void report_position(void)
+{
+	if (cur_case != NULL)
+		fprintf(stderr, "  vector %s/%s:%d (%s)\n", TW_VEC_DIR,
+			cur_case->path, cur_case->line,
+			cur_case->source ? cur_case->source : "no source");
+}
+
+bool tw_check(bool ok, const char *file, int line, const char *expr)
+{
+	if (ok) {
+		n_pass++;
+		return true;
+	}
+	n_fail++;
+	fprintf(stderr, "FAIL %s:%d: %s [cpu %s]\n", file, line, expr,
+		tw_cpu_level_name());
+	report_position();
+	return false;
+}
+
+void tw_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fprintf(stdout, "note: %s: ", prog);
+	vfprintf(stdout, fmt, ap);
+	fputc('\n', stdout);
+	va_end(ap);
+}
+
+static const struct tv_kv *find(const struct tv_case *c, const char *key)
+{
+	for (int i = 0; i < c->nkv; i++)
+		if (strcmp(c->kv[i].key, key) == 0)
+			return &c->kv[i];
+	return NULL;
+}
+
+bool tv_has(const struct tv_case *c, const char *key)
+{
+	return find(c, key) != NULL;
+}
+
+const char *tv_str(const struct tv_case *c, const char *key)
+{
+	const struct tv_kv *kv = find(c, key);
+
+	if (kv == NULL) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "vector field '%s' present", key);
+		tw_check(false, c->path, c->line, msg);
+		return NULL;
+	}
+	return kv->val;
+}
+
+size_t tv_hex(const struct tv_case *c, const char *key, uint8_t *out,
+	      size_t max)
+{
+	const struct tv_kv *kv = find(c, key);
+	size_t len = 0;
+	char msg[160];
+
+	if (kv == NULL) {
+		snprintf(msg, sizeof(msg), "vector field '%s' present", key);
+		tw_check(false, c->path, c->line, msg);
+		return 0;
+	}
+	if (tw_hex_decode(out, max, &len, kv->val, strlen(kv->val)) != 0) {
+		snprintf(msg, sizeof(msg), "vector field '%s' is hex of at most %zu bytes",
+			 key, max);
+		tw_check(false, c->path, kv->line, msg);
+		return 0;
+	}
+	return len;
+}
+
+long tv_int(const struct tv_case *c, const char *key, long def)
+{
+	const struct tv_kv *kv = find(c, key);
+
+	return kv ? strtol(kv->val, NULL, 10) : def;
+}
+
+bool tv_expect(const struct tv_case *c, const char *key, const uint8_t *got,
+	       size_t len, const char *file, int line)
+{
+	uint8_t exp[1024];
+	size_t n = tv_hex(c, key, exp, sizeof(exp));
+	char msg[200];
+
+	if (n == 0 && len != 0)
+		return false;
+	if (n == len && memcmp(exp, got, len) == 0)
+		return tw_check(true, file, line, key);
+	char hex[2 * 1024 + 1];
+
+	tw_hex_encode(hex, got, len < 1024 ? len : 1024);
+	snprintf(msg, sizeof(msg), "%s matches vector (got %.120s)", key, hex);
+	return tw_check(false, file, line, msg);
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+			 e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+int tv_run_file(const char *name, tv_fn fn)
+{
+	char path[512];
+	FILE *f;
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0, ncases = 0;
+	/* Storage for one case: the strings live until the case has run. */
+	static char store[256 * 1024];
+	size_t used = 0;
+	struct tv_case c;
+	const char *pending_source = NULL;
+
+	snprintf(path, sizeof(path), "%s/%s", TW_VEC_DIR, name);
+	f = fopen(path, "r");
+	if (f == NULL) {
+		fprintf(stderr, "cannot open %s: %s\n", path, strerror(errno));
+		tw_check(false, __FILE__, __LINE__, "vector file readable");
+		return 0;
+	}
+	memset(&c, 0, sizeof(c));
+	c.path = name;
+	for (;;) {
+		ssize_t r = getline(&line, &cap, f);
+		lineno++;
+		char *t = r < 0 ? NULL : trim(line);
+
+		if (t == NULL || *t == '\0') {
+			if (c.nkv > 0) {
+				if (c.source == NULL) {
+					cur_case = &c;
+					tw_check(false, __FILE__, __LINE__,
+						 "case has a '# source:' line");
+				} else {
+					cur_case = &c;
+					fn(&c);
+				}
+				cur_case = NULL;
+				ncases++;
+			}
+			memset(&c, 0, sizeof(c));
+			c.path = name;
+			used = 0;
+			pending_source = NULL;
+			if (t == NULL)
+				break;
+			continue;
+		}
+		size_t need = strlen(t) + 1;
+		if (used + need > sizeof(store)) {
+			tw_check(false, __FILE__, __LINE__, "vector case fits the reader");
+			break;
+		}
+		char *s = memcpy(store + used, t, need);
+		used += need;
+		if (c.nkv == 0 && c.line == 0)
+			c.line = lineno;
+		if (s[0] == '#') {
+			if (strncmp(s, "# source:", 9) == 0) {
+				pending_source = trim(s + 9);
+				c.source = pending_source;
+			}
+			continue;
+		}
+		char *eq = strchr(s, '=');
+		if (eq == NULL || c.nkv == TV_MAX_KV) {
+			fprintf(stderr, "%s:%d: malformed line\n", path, lineno);
+			tw_check(false, __FILE__, __LINE__, "vector line is key = value");
+			continue;
+		}
+		*eq = '\0';
+		struct tv_kv *kv = &c.kv[c.nkv++];
+		kv->key = trim(s);
+		kv->line = lineno;
+		char *v = trim(eq + 1);
+		size_t vl = strlen(v);
+		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+			v[vl - 1] = '\0';
+			v++;
+			kv->quoted = true;
+		}
+		kv->val = v;
+	}
+	free(line);
+	fclose(f);
+	if (ncases == 0)
+		tw_check(false, __FILE__, __LINE__, "vector file has cases");
+	return ncases;
+}
+
+static uint64_t rng_state;
+
+static void rng_seed(void)
+{
+	const char *e = getenv("TWAG_TEST_SEED");
+	uint64_t s = e ? strtoull(e, NULL, 0) : (uint64_t)time(NULL) ^ (uint64_t)clock();
+
+	if (s == 0)
+		s = 0x9e3779b97f4a7c15ull;
+	rng_state = s;
+	printf("note: %s: TWAG_TEST_SEED=%llu\n", prog, (unsigned long long)s);
+}
+
+uint32_t tw_test_random_u32(void)
+{
+	/* splitmix64: a test input generator, not a cryptographic RNG. */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (uint32_t)((z ^ (z >> 31)) >> 16);
+}
+
+void tw_test_random(void *buf, size_t len)
+{
+	uint8_t *p = buf;
+
+	for (size_t i = 0; i < len; i++)
+		p[i] = (uint8_t)tw_test_random_u32();
+}
+
+size_t tw_test_hex(uint8_t *out, size_t max, const char *hex)
+{
+	size_t n = 0;
+
+	if (tw_hex_decode(out, max, &n, hex, strlen(hex)) != 0) {
+		fprintf(stderr, "bad hex literal in test: %s\n", hex);
+		abort();
+	}
+	return n;
+}
+
+int main(int argc, char **argv)
+{
+	(void)argc;
+	const char *slash = strrchr(argv[0], '/');
+
+	prog = slash ? slash + 1 : argv[0];
+	rng_seed();
+	test_main();
+	printf("%s [cpu %s]: %lu passed, %lu failed\n", prog,
+	       tw_cpu_level_name(), n_pass, n_fail);
+	return n_fail == 0 && n_pass > 0 ? 0 : 1;
+}
