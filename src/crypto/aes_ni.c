@@ -1,0 +1,296 @@
+/*
+ * twag — AES-128/256 with x86-64 AES-NI (FIPS 197, 2001; updated 2023;
+ * CTR per NIST SP 800-38A, 2001). Intel's AES instructions compute one
+ * full round each: AESENC = ShiftRows, SubBytes, MixColumns, AddRoundKey;
+ * AESDEC the equivalent inverse cipher's round (FIPS 197 §5.3.5), whose
+ * round keys are InvMixColumns(w[i]) (AESIMC).
+ *
+ * The instructions take the same time for any data, so this path is
+ * constant time. Only compiled on x86-64; the functions carry
+ * target("aes,sse4.1") and aes.c calls them only when the CPU has both.
+ */
+#if defined(__x86_64__)
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "twag/aes.h"
+#include "twag/bytes.h"
+
+#define TW_AESNI __attribute__((target("aes,sse4.1")))
+
+/* ---- key expansion (FIPS 197 §5.2) ---- */
+
+/*
+ * One step of the §5.2 recurrence for four words at once: given the
+ * previous four words k = w[i-Nk..i-Nk+3] and t (SubWord/RotWord/Rcon of
+ * w[i-1] broadcast by AESKEYGENASSIST + shuffle), returns
+ * w[i+j] = w[i-Nk+j] ^ ... ^ w[i-Nk] ^ t (the prefix xor).
+ */
+static inline TW_AESNI __m128i expand_step(__m128i k, __m128i t)
+{
+	k = _mm_xor_si128(k, _mm_slli_si128(k, 4));
+	k = _mm_xor_si128(k, _mm_slli_si128(k, 8));
+	return _mm_xor_si128(k, t);
+}
+
+/* The round constant must be an immediate, hence a macro. */
+#define EXP128(rk, i, rc)                                                     \
+	rk[i] = expand_step(rk[i - 1],                                        \
+			    _mm_shuffle_epi32(                                \
+				    _mm_aeskeygenassist_si128(rk[i - 1], rc), \
+				    0xff))
+
+/* AES-256: even indices use SubWord(RotWord(.)) ^ Rcon (word 3 of the
+ * assist result), odd ones SubWord(.) only (word 2, Rcon 0). */
+#define EXP256(rk, i, rc)                                                     \
+	do {                                                                  \
+		rk[i] = expand_step(                                          \
+			rk[i - 2],                                            \
+			_mm_shuffle_epi32(                                    \
+				_mm_aeskeygenassist_si128(rk[i - 1], rc),     \
+				0xff));                                       \
+		if (i + 1 <= 14)                                              \
+			rk[i + 1] = expand_step(                              \
+				rk[i - 1],                                    \
+				_mm_shuffle_epi32(                            \
+					_mm_aeskeygenassist_si128(rk[i], 0),  \
+					0xaa));                               \
+	} while (0)
+
+/* AESKEYGENASSIST's word 0 is SubWord(X1); Rcon 0. */
+static inline TW_AESNI uint32_t sub_word(uint32_t w)
+{
+	return (uint32_t)_mm_cvtsi128_si32(
+		_mm_aeskeygenassist_si128(_mm_set1_epi32((int)w), 0));
+}
+
+/* AES-192 (Nk = 6): the §5.2 recurrence word by word, since six-word
+ * steps do not line up with 16-byte round keys. */
+static TW_AESNI void expand192(__m128i rk[13], const uint8_t *key)
+{
+	static const uint8_t rcon[8] = { 0x01, 0x02, 0x04, 0x08,
+					 0x10, 0x20, 0x40, 0x80 };
+	uint32_t w[52];
+
+	for (unsigned i = 0; i < 6; i++)
+		w[i] = tw_load_le32(key + 4 * i);
+	for (unsigned i = 6; i < 52; i++) {
+		uint32_t temp = w[i - 1];
+
+		if (i % 6 == 0)
+			temp = sub_word(temp >> 8 | temp << 24) ^ rcon[i / 6 - 1];
+		w[i] = w[i - 6] ^ temp;
+	}
+	for (unsigned r = 0; r < 13; r++)
+		rk[r] = _mm_set_epi32((int)w[4 * r + 3], (int)w[4 * r + 2],
+				      (int)w[4 * r + 1], (int)w[4 * r]);
+	tw_wipe(w, sizeof(w));
+}
+
+TW_AESNI void tw_aes_ni_init(struct tw_aes_ctx *ctx, const uint8_t *key,
+			     size_t key_len, int with_dec)
+{
+	__m128i rk[TW_AES_MAX_ROUNDS + 1];
+	unsigned nr;
+
+	if (key_len == 16) {
+		nr = 10;
+		rk[0] = _mm_loadu_si128((const __m128i *)key);
+		EXP128(rk, 1, 0x01);
+		EXP128(rk, 2, 0x02);
+		EXP128(rk, 3, 0x04);
+		EXP128(rk, 4, 0x08);
+		EXP128(rk, 5, 0x10);
+		EXP128(rk, 6, 0x20);
+		EXP128(rk, 7, 0x40);
+		EXP128(rk, 8, 0x80);
+		EXP128(rk, 9, 0x1b);
+		EXP128(rk, 10, 0x36);
+	} else if (key_len == 24) {
+		nr = 12;
+		expand192(rk, key);
+	} else {
+		nr = 14;
+		rk[0] = _mm_loadu_si128((const __m128i *)key);
+		rk[1] = _mm_loadu_si128((const __m128i *)(key + 16));
+		EXP256(rk, 2, 0x01);
+		EXP256(rk, 4, 0x02);
+		EXP256(rk, 6, 0x04);
+		EXP256(rk, 8, 0x08);
+		EXP256(rk, 10, 0x10);
+		EXP256(rk, 12, 0x20);
+		EXP256(rk, 14, 0x40);
+	}
+	for (unsigned i = 0; i <= nr; i++)
+		_mm_store_si128((__m128i *)ctx->rk.ni[0][i], rk[i]);
+	if (with_dec) {
+		/* §5.3.5: dw[0] = w[Nr], dw[i] = InvMixColumns(w[Nr-i]),
+		 * dw[Nr] = w[0]. */
+		_mm_store_si128((__m128i *)ctx->rk.ni[1][0], rk[nr]);
+		for (unsigned i = 1; i < nr; i++)
+			_mm_store_si128((__m128i *)ctx->rk.ni[1][i],
+					_mm_aesimc_si128(rk[nr - i]));
+		_mm_store_si128((__m128i *)ctx->rk.ni[1][nr], rk[0]);
+	}
+	ctx->nr = nr;
+	ctx->impl = TW_AES_IMPL_AESNI;
+	ctx->has_dec = with_dec ? 1 : 0;
+	tw_wipe(rk, sizeof(rk));
+}
+
+/* ---- ECB ---- */
+
+static inline TW_AESNI __m128i enc1(const __m128i *k, unsigned nr, __m128i x)
+{
+	x = _mm_xor_si128(x, k[0]);
+	for (unsigned r = 1; r < nr; r++)
+		x = _mm_aesenc_si128(x, k[r]);
+	return _mm_aesenclast_si128(x, k[nr]);
+}
+
+static inline TW_AESNI __m128i dec1(const __m128i *k, unsigned nr, __m128i x)
+{
+	x = _mm_xor_si128(x, k[0]);
+	for (unsigned r = 1; r < nr; r++)
+		x = _mm_aesdec_si128(x, k[r]);
+	return _mm_aesdeclast_si128(x, k[nr]);
+}
+
+/* Eight independent blocks in flight hide the AESENC latency. */
+static inline TW_AESNI void enc8(const __m128i *k, unsigned nr, __m128i b[8])
+{
+	for (int j = 0; j < 8; j++)
+		b[j] = _mm_xor_si128(b[j], k[0]);
+	for (unsigned r = 1; r < nr; r++) {
+		__m128i kr = k[r];
+
+		for (int j = 0; j < 8; j++)
+			b[j] = _mm_aesenc_si128(b[j], kr);
+	}
+	for (int j = 0; j < 8; j++)
+		b[j] = _mm_aesenclast_si128(b[j], k[nr]);
+}
+
+static inline TW_AESNI void dec8(const __m128i *k, unsigned nr, __m128i b[8])
+{
+	for (int j = 0; j < 8; j++)
+		b[j] = _mm_xor_si128(b[j], k[0]);
+	for (unsigned r = 1; r < nr; r++) {
+		__m128i kr = k[r];
+
+		for (int j = 0; j < 8; j++)
+			b[j] = _mm_aesdec_si128(b[j], kr);
+	}
+	for (int j = 0; j < 8; j++)
+		b[j] = _mm_aesdeclast_si128(b[j], k[nr]);
+}
+
+TW_AESNI void tw_aes_ni_encrypt_blocks(const struct tw_aes_ctx *ctx,
+				       uint8_t *out, const uint8_t *in,
+				       size_t nblocks)
+{
+	const __m128i *k = (const __m128i *)ctx->rk.ni[0];
+	unsigned nr = ctx->nr;
+	__m128i b[8];
+
+	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128) {
+		for (int j = 0; j < 8; j++)
+			b[j] = _mm_loadu_si128((const __m128i *)(in + 16 * j));
+		enc8(k, nr, b);
+		for (int j = 0; j < 8; j++)
+			_mm_storeu_si128((__m128i *)(out + 16 * j), b[j]);
+	}
+	for (; nblocks > 0; nblocks--, in += 16, out += 16)
+		_mm_storeu_si128((__m128i *)out,
+				 enc1(k, nr, _mm_loadu_si128((const __m128i *)in)));
+}
+
+TW_AESNI void tw_aes_ni_decrypt_blocks(const struct tw_aes_ctx *ctx,
+				       uint8_t *out, const uint8_t *in,
+				       size_t nblocks)
+{
+	__m128i tmp[TW_AES_MAX_ROUNDS + 1];
+	const __m128i *k = (const __m128i *)ctx->rk.ni[1];
+	unsigned nr = ctx->nr;
+	__m128i b[8];
+
+	if (!ctx->has_dec) {
+		/* Context from tw_aes_init_enc(): derive §5.3.5 keys here. */
+		const __m128i *ek = (const __m128i *)ctx->rk.ni[0];
+
+		tmp[0] = ek[nr];
+		for (unsigned i = 1; i < nr; i++)
+			tmp[i] = _mm_aesimc_si128(ek[nr - i]);
+		tmp[nr] = ek[0];
+		k = tmp;
+	}
+	for (; nblocks >= 8; nblocks -= 8, in += 128, out += 128) {
+		for (int j = 0; j < 8; j++)
+			b[j] = _mm_loadu_si128((const __m128i *)(in + 16 * j));
+		dec8(k, nr, b);
+		for (int j = 0; j < 8; j++)
+			_mm_storeu_si128((__m128i *)(out + 16 * j), b[j]);
+	}
+	for (; nblocks > 0; nblocks--, in += 16, out += 16)
+		_mm_storeu_si128((__m128i *)out,
+				 dec1(k, nr, _mm_loadu_si128((const __m128i *)in)));
+	if (!ctx->has_dec)
+		tw_wipe(tmp, sizeof(tmp));
+}
+
+/* ---- CTR (SP 800-38A §6.5) ---- */
+
+/*
+ * The counter block is one 128-bit big-endian integer (hi, lo); T_{j+1} =
+ * T_j + 1 mod 2^128. The counter is not secret; the carry is still taken
+ * without a branch.
+ */
+static inline TW_AESNI __m128i ctr_block(uint64_t hi, uint64_t lo)
+{
+	/* memory bytes 0..7 = hi big-endian, 8..15 = lo big-endian */
+	return _mm_set_epi64x((long long)__builtin_bswap64(lo),
+			      (long long)__builtin_bswap64(hi));
+}
+
+TW_AESNI void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
+			    uint8_t *out, const uint8_t *in, size_t len)
+{
+	const __m128i *k = (const __m128i *)ctx->rk.ni[0];
+	unsigned nr = ctx->nr;
+	uint64_t hi = tw_load_be64(icb), lo = tw_load_be64(icb + 8);
+	__m128i b[8];
+
+	for (; len >= 128; len -= 128, in += 128, out += 128) {
+		for (int j = 0; j < 8; j++) {
+			b[j] = ctr_block(hi, lo);
+			lo++;
+			hi += (uint64_t)(lo == 0);
+		}
+		enc8(k, nr, b);
+		for (int j = 0; j < 8; j++) {
+			__m128i p = _mm_loadu_si128((const __m128i *)(in + 16 * j));
+
+			_mm_storeu_si128((__m128i *)(out + 16 * j),
+					 _mm_xor_si128(p, b[j]));
+		}
+	}
+	for (; len >= 16; len -= 16, in += 16, out += 16) {
+		__m128i ks = enc1(k, nr, ctr_block(hi, lo));
+		__m128i p = _mm_loadu_si128((const __m128i *)in);
+
+		lo++;
+		hi += (uint64_t)(lo == 0);
+		_mm_storeu_si128((__m128i *)out, _mm_xor_si128(p, ks));
+	}
+	if (len > 0) {
+		/* SP 800-38A §6.5: the last partial block uses MSB_u(O_n). */
+		uint8_t ks[16];
+
+		_mm_storeu_si128((__m128i *)ks, enc1(k, nr, ctr_block(hi, lo)));
+		tw_xor(out, in, ks, len);
+		tw_wipe(ks, sizeof(ks));
+	}
+}
+
+#endif /* __x86_64__ */
