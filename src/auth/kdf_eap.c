@@ -1,0 +1,283 @@
+/*
+ * twag — EAP method key derivation: EAP-AKA' PRF' and keys (RFC 9048,
+ * which obsoletes RFC 5448 and keeps its §3.3/§3.4 derivations), EAP-AKA
+ * (RFC 4187) and EAP-SIM (RFC 4186) master keys, and the FIPS 186-2 change
+ * notice 1 PRF of RFC 4186 Appendix B.
+ */
+#include <string.h>
+
+#include "../crypto/sha_internal.h"
+#include "twag/bytes.h"
+#include "twag/hmac.h"
+#include "twag/kdf.h"
+#include "twag/sha.h"
+
+static int check_pieces(const struct tw_kdf_param *s, size_t n)
+{
+	if (s == NULL && n != 0)
+		return TW_ERR_INVAL;
+	for (size_t i = 0; i < n; i++)
+		if (s[i].p == NULL && s[i].len != 0)
+			return TW_ERR_INVAL;
+	return TW_OK;
+}
+
+/*
+ * RFC 9048 §3.4: PRF'(K, S) = T1 | T2 | T3 | T4 | ...
+ *   T1 = HMAC-SHA-256(K, S | 0x01), Tn = HMAC-SHA-256(K, Tn-1 | S | n).
+ * One keyed context serves every Tn: each costs the S blocks plus one
+ * outer block, never a re-keying.
+ */
+static void prf_prime_keyed(uint8_t *out, size_t out_len,
+			    struct tw_hmac_sha256_ctx *k,
+			    const struct tw_kdf_param *s, size_t n_s)
+{
+	uint8_t t[32];
+	size_t t_len = 0;
+
+	for (unsigned n = 1; out_len != 0; n++) {
+		uint8_t octet = (uint8_t)n;
+		size_t take = out_len < 32 ? out_len : 32;
+
+		tw_hmac_sha256_update(k, t, t_len);
+		for (size_t i = 0; i < n_s; i++)
+			tw_hmac_sha256_update(k, s[i].p, s[i].len);
+		tw_hmac_sha256_update(k, &octet, 1);
+		tw_hmac_sha256_final(k, t);
+		t_len = 32;
+		memcpy(out, t, take);
+		out += take;
+		out_len -= take;
+	}
+	tw_wipe(t, sizeof(t));
+}
+
+int tw_prf_prime(uint8_t *out, size_t out_len, const uint8_t *key,
+		 size_t key_len, const struct tw_kdf_param *s, size_t n_s)
+{
+	struct tw_hmac_sha256_ctx k;
+	int err;
+
+	if (out == NULL || (key == NULL && key_len != 0))
+		return TW_ERR_INVAL;
+	/* §3.4: the block counter n is a single octet */
+	if (out_len == 0 || out_len > TW_PRF_PRIME_MAX_LEN)
+		return TW_ERR_LENGTH;
+	err = check_pieces(s, n_s);
+	if (err != TW_OK)
+		return err;
+	tw_hmac_sha256_init(&k, key, key_len);
+	prf_prime_keyed(out, out_len, &k, s, n_s);
+	tw_hmac_sha256_wipe(&k);
+	return TW_OK;
+}
+
+int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
+			    const uint8_t ik_prime[static 16],
+			    const uint8_t ck_prime[static 16],
+			    const uint8_t *identity, size_t identity_len)
+{
+	static const uint8_t label[8] = "EAP-AKA'";
+	uint8_t key[32], mk[208];
+	int err = TW_OK;
+
+	if (identity == NULL && identity_len != 0) {
+		err = TW_ERR_INVAL;
+		goto out;
+	}
+	/* RFC 9048 §3.3: MK = PRF'(IK'|CK', "EAP-AKA'"|Identity) -- the key
+	 * is IK' first. */
+	memcpy(key, ik_prime, 16);
+	memcpy(key + 16, ck_prime, 16);
+	const struct tw_kdf_param s[2] = {
+		{ label, sizeof(label) },
+		{ identity, identity_len },
+	};
+	err = tw_prf_prime(mk, sizeof(mk), key, sizeof(key), s, 2);
+	if (err != TW_OK)
+		goto out;
+	/* K_encr = MK[0..127]; K_aut = MK[128..383]; K_re = MK[384..639];
+	 * MSK = MK[640..1151]; EMSK = MK[1152..1663] */
+	memcpy(keys->k_encr, mk, 16);
+	memcpy(keys->k_aut, mk + 16, 32);
+	memcpy(keys->k_re, mk + 48, 32);
+	memcpy(keys->msk, mk + 80, 64);
+	memcpy(keys->emsk, mk + 144, 64);
+out:
+	if (err != TW_OK)
+		tw_wipe(keys, sizeof(*keys));
+	tw_wipe(key, sizeof(key));
+	tw_wipe(mk, sizeof(mk));
+	return err;
+}
+
+int tw_eap_aka_prime_reauth(uint8_t msk[static 64], uint8_t emsk[static 64],
+			    const uint8_t k_re[static 32],
+			    const uint8_t *identity, size_t identity_len,
+			    uint16_t counter, const uint8_t nonce_s[static 16])
+{
+	static const uint8_t label[16] = "EAP-AKA' re-auth";
+	uint8_t mk[128], c[2];
+	int err = TW_OK;
+
+	if (identity == NULL && identity_len != 0) {
+		err = TW_ERR_INVAL;
+		goto out;
+	}
+	/* RFC 9048 §3.3: MK = PRF'(K_re, "EAP-AKA' re-auth" | Identity |
+	 * counter | NONCE_S); MSK = MK[0..511], EMSK = MK[512..1023] */
+	tw_store_be16(c, counter);
+	const struct tw_kdf_param s[4] = {
+		{ label, sizeof(label) },
+		{ identity, identity_len },
+		{ c, 2 },
+		{ nonce_s, 16 },
+	};
+	err = tw_prf_prime(mk, sizeof(mk), k_re, 32, s, 4);
+	if (err != TW_OK)
+		goto out;
+	memcpy(msk, mk, 64);
+	memcpy(emsk, mk + 64, 64);
+out:
+	if (err != TW_OK) {
+		tw_wipe(msk, 64);
+		tw_wipe(emsk, 64);
+	}
+	tw_wipe(mk, sizeof(mk));
+	return err;
+}
+
+void tw_fips186_2_prf(uint8_t *out, size_t out_len, const uint8_t xkey_in[static 20])
+{
+	uint8_t xkey[20], blk[64], w[20];
+	uint32_t h[5];
+
+	memcpy(xkey, xkey_in, 20);
+	memset(blk, 0, sizeof(blk));
+	while (out_len != 0) {
+		size_t take = out_len < 20 ? out_len : 20;
+
+		/* RFC 4186 App. B: XSEED_j = 0, so XVAL = XKEY; w_i = G(t, XVAL),
+		 * the SHA-1 compression of XVAL zero-padded to 512 bits (no
+		 * SHA-1 length padding), t = the SHA-1 initial value. */
+		memcpy(blk, xkey, 20);
+		memcpy(h, tw_sha1_iv, sizeof(h));
+		tw_sha1_blocks(h, blk, 1);
+		for (int i = 0; i < 5; i++)
+			tw_store_be32(w + 4 * i, h[i]);
+		/* XKEY = (1 + XKEY + w_i) mod 2^160, big-endian */
+		unsigned carry = 1;
+		for (int i = 19; i >= 0; i--) {
+			carry += (unsigned)xkey[i] + w[i];
+			xkey[i] = (uint8_t)carry;
+			carry >>= 8;
+		}
+		/* x_j = w_0 | w_1: consecutive w_i are the output stream */
+		memcpy(out, w, take);
+		out += take;
+		out_len -= take;
+	}
+	tw_wipe(xkey, sizeof(xkey));
+	tw_wipe(blk, sizeof(blk));
+	tw_wipe(w, sizeof(w));
+	tw_wipe(h, sizeof(h));
+}
+
+/* RFC 4186 §7 / RFC 4187 §7: K_encr | K_aut | MSK | EMSK = PRF(MK) */
+static void split_sim_keys(struct tw_eap_sim_keys *keys)
+{
+	uint8_t x[160];
+
+	tw_fips186_2_prf(x, sizeof(x), keys->mk);
+	memcpy(keys->k_encr, x, 16);
+	memcpy(keys->k_aut, x + 16, 16);
+	memcpy(keys->msk, x + 32, 64);
+	memcpy(keys->emsk, x + 96, 64);
+	tw_wipe(x, sizeof(x));
+}
+
+int tw_eap_aka_derive(struct tw_eap_sim_keys *keys, const uint8_t *identity,
+		      size_t identity_len, const uint8_t ik[static 16],
+		      const uint8_t ck[static 16])
+{
+	struct tw_sha1_ctx h;
+
+	if (identity == NULL && identity_len != 0) {
+		tw_wipe(keys, sizeof(*keys));
+		return TW_ERR_INVAL;
+	}
+	/* RFC 4187 §7: MK = SHA1(Identity|IK|CK) */
+	tw_sha1_init(&h);
+	tw_sha1_update(&h, identity, identity_len);
+	tw_sha1_update(&h, ik, 16);
+	tw_sha1_update(&h, ck, 16);
+	tw_sha1_final(&h, keys->mk);
+	split_sim_keys(keys);
+	return TW_OK;
+}
+
+int tw_eap_sim_derive(struct tw_eap_sim_keys *keys, const uint8_t *identity,
+		      size_t identity_len, const uint8_t (*kc)[8], size_t n_kc,
+		      const uint8_t nonce_mt[static 16],
+		      const uint8_t *version_list, size_t version_list_len,
+		      uint16_t selected_version)
+{
+	struct tw_sha1_ctx h;
+	uint8_t sv[2];
+
+	/* RFC 4186 §9.3: two or three RANDs, hence Kcs; §10.2: the version
+	 * list holds 2-octet versions, at least one. */
+	if (n_kc < 2 || n_kc > 3 || version_list_len < 2 ||
+	    (version_list_len & 1) != 0) {
+		tw_wipe(keys, sizeof(*keys));
+		return TW_ERR_LENGTH;
+	}
+	if (kc == NULL || version_list == NULL ||
+	    (identity == NULL && identity_len != 0)) {
+		tw_wipe(keys, sizeof(*keys));
+		return TW_ERR_INVAL;
+	}
+	/* RFC 4186 §7: MK = SHA1(Identity|n*Kc| NONCE_MT| Version List|
+	 * Selected Version) */
+	tw_store_be16(sv, selected_version);
+	tw_sha1_init(&h);
+	tw_sha1_update(&h, identity, identity_len);
+	for (size_t i = 0; i < n_kc; i++)
+		tw_sha1_update(&h, kc[i], 8);
+	tw_sha1_update(&h, nonce_mt, 16);
+	tw_sha1_update(&h, version_list, version_list_len);
+	tw_sha1_update(&h, sv, 2);
+	tw_sha1_final(&h, keys->mk);
+	split_sim_keys(keys);
+	return TW_OK;
+}
+
+int tw_eap_sim_reauth(uint8_t msk[static 64], uint8_t emsk[static 64],
+		      const uint8_t mk[static 20], const uint8_t *identity,
+		      size_t identity_len, uint16_t counter,
+		      const uint8_t nonce_s[static 16])
+{
+	struct tw_sha1_ctx h;
+	uint8_t xkey[20], x[128], c[2];
+
+	if (identity == NULL && identity_len != 0) {
+		tw_wipe(msk, 64);
+		tw_wipe(emsk, 64);
+		return TW_ERR_INVAL;
+	}
+	/* RFC 4186 §7 / RFC 4187 §7: XKEY' = SHA1(Identity|counter|NONCE_S|MK);
+	 * MSK and EMSK are the first 128 octets of PRF(XKEY'). */
+	tw_store_be16(c, counter);
+	tw_sha1_init(&h);
+	tw_sha1_update(&h, identity, identity_len);
+	tw_sha1_update(&h, c, 2);
+	tw_sha1_update(&h, nonce_s, 16);
+	tw_sha1_update(&h, mk, 20);
+	tw_sha1_final(&h, xkey);
+	tw_fips186_2_prf(x, sizeof(x), xkey);
+	memcpy(msk, x, 64);
+	memcpy(emsk, x + 64, 64);
+	tw_wipe(xkey, sizeof(xkey));
+	tw_wipe(x, sizeof(x));
+	return TW_OK;
+}

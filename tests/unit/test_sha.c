@@ -1,0 +1,357 @@
+/*
+ * Tests of SHA-1, SHA-256 (FIPS 180-2 examples, NIST SHAVS) and HMAC
+ * (RFC 2202, RFC 4231), portable and SHA-NI, with cross-checks against
+ * OpenSSL libcrypto on random inputs.
+ */
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <stdlib.h>
+
+#include "tw_test.h"
+#include "twag/bytes.h"
+#include "twag/cpu.h"
+#include "twag/hmac.h"
+#include "twag/sha.h"
+#include "../../src/crypto/sha_internal.h"
+
+static uint8_t big[(1 << 20) + 77];
+
+/* A message field: text = "..." (ASCII) or hex under hexkey. */
+static size_t tv_msg(const struct tv_case *c, const char *hexkey, uint8_t *out,
+		     size_t max)
+{
+	if (tv_has(c, "text")) {
+		const char *t = tv_str(c, "text");
+		size_t n = t ? strlen(t) : 0;
+
+		if (!CHECK(n <= max))
+			return 0;
+		memcpy(out, t, n);
+		return n;
+	}
+	return tv_hex(c, hexkey, out, max);
+}
+
+/* The value under key must differ from got (negative tests). */
+static void expect_differs(const struct tv_case *c, const char *key,
+			   const uint8_t *got, size_t len)
+{
+	uint8_t exp[256];
+	size_t n = tv_hex(c, key, exp, sizeof(exp));
+
+	CHECK(n == 0 || n != len || memcmp(exp, got, len) != 0);
+}
+
+static void sha_case(const struct tv_case *c)
+{
+	static uint8_t msg[512];
+	const char *alg = tv_str(c, "alg");
+	size_t n = tv_msg(c, "msg", msg, sizeof(msg));
+	long repeat = tv_int(c, "repeat", 1);
+	int is1 = alg && strcmp(alg, "sha1") == 0;
+	size_t dl = is1 ? 20 : 32;
+	uint8_t d[32];
+
+	if (!CHECK(alg && (is1 || strcmp(alg, "sha256") == 0)))
+		return;
+	if (is1) {
+		struct tw_sha1_ctx ctx;
+
+		tw_sha1_init(&ctx);
+		for (long i = 0; i < repeat; i++)
+			tw_sha1_update(&ctx, msg, n);
+		tw_sha1_final(&ctx, d);
+	} else {
+		struct tw_sha256_ctx ctx;
+
+		tw_sha256_init(&ctx);
+		for (long i = 0; i < repeat; i++)
+			tw_sha256_update(&ctx, msg, n);
+		tw_sha256_final(&ctx, d);
+	}
+	TV_EXPECT(c, "digest", d, dl);
+	if (repeat != 1)
+		return;
+	/* One-shot, and byte-at-a-time streaming. */
+	if (is1) {
+		struct tw_sha1_ctx ctx;
+
+		tw_sha1(d, msg, n);
+		TV_EXPECT(c, "digest", d, dl);
+		tw_sha1_init(&ctx);
+		for (size_t i = 0; i < n; i++)
+			tw_sha1_update(&ctx, msg + i, 1);
+		tw_sha1_final(&ctx, d);
+	} else {
+		struct tw_sha256_ctx ctx;
+
+		tw_sha256(d, msg, n);
+		TV_EXPECT(c, "digest", d, dl);
+		tw_sha256_init(&ctx);
+		for (size_t i = 0; i < n; i++)
+			tw_sha256_update(&ctx, msg + i, 1);
+		tw_sha256_final(&ctx, d);
+	}
+	TV_EXPECT(c, "digest", d, dl);
+	/* Negative: one flipped message bit (or one extra octet) must change
+	 * the digest. */
+	if (n > 0)
+		msg[n / 2] ^= 0x10;
+	else
+		msg[n++] = 0;
+	if (is1)
+		tw_sha1(d, msg, n);
+	else
+		tw_sha256(d, msg, n);
+	expect_differs(c, "digest", d, dl);
+}
+
+static void hmac_case(const struct tv_case *c)
+{
+	static uint8_t key[256], msg[512];
+	const char *alg = tv_str(c, "alg");
+	size_t kl = tv_hex(c, "key", key, sizeof(key));
+	size_t n = tv_msg(c, "data", msg, sizeof(msg));
+	int is1 = alg && strcmp(alg, "sha1") == 0;
+	size_t ml = (size_t)tv_int(c, "truncate", is1 ? 20 : 32);
+	uint8_t d[32];
+
+	if (!CHECK(alg && (is1 || strcmp(alg, "sha256") == 0)))
+		return;
+	if (is1) {
+		struct tw_hmac_sha1_ctx ctx;
+
+		tw_hmac_sha1(d, key, kl, msg, n);
+		TV_EXPECT(c, "mac", d, ml);
+		if (tv_has(c, "mac_96"))
+			TV_EXPECT(c, "mac_96", d, 12);
+		/* Streaming in uneven pieces, twice on one keyed context. */
+		tw_hmac_sha1_init(&ctx, key, kl);
+		for (int round = 0; round < 2; round++) {
+			memset(d, 0, sizeof(d));
+			for (size_t i = 0; i < n; i += 7)
+				tw_hmac_sha1_update(&ctx, msg + i, n - i < 7 ? n - i : 7);
+			tw_hmac_sha1_final(&ctx, d);
+			TV_EXPECT(c, "mac", d, ml);
+		}
+		/* A discarded partial message leaves the key intact. */
+		tw_hmac_sha1_update(&ctx, "junk", 4);
+		tw_hmac_sha1_reset(&ctx);
+		tw_hmac_sha1_update(&ctx, msg, n);
+		tw_hmac_sha1_final(&ctx, d);
+		TV_EXPECT(c, "mac", d, ml);
+		tw_hmac_sha1_wipe(&ctx);
+		CHECK(tw_ct_is_zero(&ctx, sizeof(ctx)));
+		/* Negative: a flipped key bit. */
+		key[kl - 1] ^= 0x01;
+		tw_hmac_sha1(d, key, kl, msg, n);
+		expect_differs(c, "mac", d, ml);
+	} else {
+		struct tw_hmac_sha256_ctx ctx;
+
+		tw_hmac_sha256(d, key, kl, msg, n);
+		TV_EXPECT(c, "mac", d, ml);
+		tw_hmac_sha256_init(&ctx, key, kl);
+		for (int round = 0; round < 2; round++) {
+			memset(d, 0, sizeof(d));
+			for (size_t i = 0; i < n; i += 13)
+				tw_hmac_sha256_update(&ctx, msg + i, n - i < 13 ? n - i : 13);
+			tw_hmac_sha256_final(&ctx, d);
+			TV_EXPECT(c, "mac", d, ml);
+		}
+		tw_hmac_sha256_update(&ctx, "junk", 4);
+		tw_hmac_sha256_reset(&ctx);
+		tw_hmac_sha256_update(&ctx, msg, n);
+		tw_hmac_sha256_final(&ctx, d);
+		TV_EXPECT(c, "mac", d, ml);
+		tw_hmac_sha256_wipe(&ctx);
+		CHECK(tw_ct_is_zero(&ctx, sizeof(ctx)));
+		/* Negative: a flipped message bit. */
+		msg[0] ^= 0x80;
+		tw_hmac_sha256(d, key, kl, msg, n);
+		expect_differs(c, "mac", d, ml);
+	}
+}
+
+static void ossl_digest(const EVP_MD *md, uint8_t *out, const uint8_t *m, size_t n)
+{
+	unsigned int ol = 0;
+
+	CHECK(EVP_Digest(m, n, out, &ol, md, NULL) == 1);
+}
+
+/* Streams msg into our hash in random-sized pieces. */
+static void sha_chunked(int is1, uint8_t *out, const uint8_t *m, size_t n)
+{
+	struct tw_sha1_ctx c1;
+	struct tw_sha256_ctx c2;
+	size_t off = 0;
+
+	tw_sha1_init(&c1);
+	tw_sha256_init(&c2);
+	while (off < n) {
+		size_t take = tw_test_random_u32() % 150;
+
+		if (take > n - off)
+			take = n - off;
+		if (is1)
+			tw_sha1_update(&c1, m + off, take);
+		else
+			tw_sha256_update(&c2, m + off, take);
+		off += take;
+	}
+	if (is1)
+		tw_sha1_final(&c1, out);
+	else
+		tw_sha256_final(&c2, out);
+}
+
+/* Every length 0..300 and a few large ones, one-shot and chunked, against
+ * OpenSSL's EVP digests. */
+static void cross_sha(void)
+{
+	uint8_t a[32], b[32];
+	bool ok1 = true, ok256 = true;
+	static const size_t large[] = { 4095, 4096, 65537, 100003, sizeof(big) };
+
+	tw_test_random(big, sizeof(big));
+	for (size_t n = 0; n <= 300; n++) {
+		ossl_digest(EVP_sha1(), a, big + n, n);
+		tw_sha1(b, big + n, n);
+		ok1 &= memcmp(a, b, 20) == 0;
+		sha_chunked(1, b, big + n, n);
+		ok1 &= memcmp(a, b, 20) == 0;
+		ossl_digest(EVP_sha256(), a, big + n, n);
+		tw_sha256(b, big + n, n);
+		ok256 &= memcmp(a, b, 32) == 0;
+		sha_chunked(0, b, big + n, n);
+		ok256 &= memcmp(a, b, 32) == 0;
+	}
+	for (size_t i = 0; i < sizeof(large) / sizeof(large[0]); i++) {
+		size_t n = large[i];
+
+		ossl_digest(EVP_sha1(), a, big, n);
+		sha_chunked(1, b, big, n);
+		ok1 &= memcmp(a, b, 20) == 0;
+		tw_sha1(b, big, n);
+		ok1 &= memcmp(a, b, 20) == 0;
+		ossl_digest(EVP_sha256(), a, big, n);
+		sha_chunked(0, b, big, n);
+		ok256 &= memcmp(a, b, 32) == 0;
+		tw_sha256(b, big, n);
+		ok256 &= memcmp(a, b, 32) == 0;
+	}
+	CHECK(ok1);
+	CHECK(ok256);
+}
+
+/* Key lengths 0..150 (short, block-sized, hashed-down) and message lengths
+ * 0..300 against OpenSSL's HMAC(). */
+static void cross_hmac(void)
+{
+	uint8_t a[32], b[32], key[160];
+	unsigned int al;
+	bool ok1 = true, ok256 = true;
+
+	for (size_t n = 0; n <= 300; n++) {
+		size_t kl = n <= 150 ? n : tw_test_random_u32() % 151;
+		const uint8_t *m = big + 1000 + n;
+
+		tw_test_random(key, sizeof(key));
+		al = 0;
+		HMAC(EVP_sha1(), key, (int)kl, m, n, a, &al);
+		tw_hmac_sha1(b, key, kl, m, n);
+		ok1 &= al == 20 && memcmp(a, b, 20) == 0;
+		al = 0;
+		HMAC(EVP_sha256(), key, (int)kl, m, n, a, &al);
+		tw_hmac_sha256(b, key, kl, m, n);
+		ok256 &= al == 32 && memcmp(a, b, 32) == 0;
+	}
+	/* A large message, and one keyed context reused for 50 messages. */
+	struct tw_hmac_sha256_ctx ctx;
+
+	tw_test_random(key, sizeof(key));
+	HMAC(EVP_sha256(), key, 32, big, 100003, a, &al);
+	tw_hmac_sha256(b, key, 32, big, 100003);
+	ok256 &= memcmp(a, b, 32) == 0;
+	tw_hmac_sha256_init(&ctx, key, 32);
+	for (size_t i = 0; i < 50; i++) {
+		size_t n = tw_test_random_u32() % 200;
+
+		HMAC(EVP_sha256(), key, 32, big + i, n, a, &al);
+		tw_hmac_sha256_update(&ctx, big + i, n);
+		tw_hmac_sha256_final(&ctx, b);
+		ok256 &= memcmp(a, b, 32) == 0;
+	}
+	tw_hmac_sha256_wipe(&ctx);
+	CHECK(ok1);
+	CHECK(ok256);
+}
+
+/* Portable vs SHA-NI in one process: the raw compression on random
+ * chaining values and 1..8 blocks, and whole hashes/HMACs. */
+static void portable_vs_shani(void)
+{
+	uint32_t hw = tw_cpu_features_hw();
+
+	if (!(hw & TW_CPU_SHANI)) {
+		tw_note("no SHA-NI on this CPU: portable-vs-SHA-NI comparison skipped");
+		return;
+	}
+	if (!tw_cpu_has(TW_CPU_SHANI)) {
+		tw_note("SHA-NI disabled by TWAG_CPU=%s: comparison skipped",
+			tw_cpu_level_name());
+		return;
+	}
+	bool same = true;
+
+	for (int i = 0; i < 200; i++) {
+		uint32_t h1[8], h2[8], g1[5], g2[5];
+		uint8_t blocks[8 * 64], a[32], b[32], a1[20], b1[20], key[80];
+		size_t nb = 1 + tw_test_random_u32() % 8;
+		size_t n = tw_test_random_u32() % 600;
+
+		tw_test_random(h1, sizeof(h1));
+		tw_test_random(g1, sizeof(g1));
+		tw_test_random(blocks, sizeof(blocks));
+		tw_test_random(key, sizeof(key));
+		memcpy(h2, h1, sizeof(h1));
+		memcpy(g2, g1, sizeof(g1));
+
+		tw_cpu_restrict(0);
+		tw_sha256_blocks(h1, blocks, nb);
+		tw_sha1_blocks(g1, blocks, nb);
+		tw_hmac_sha256(a, key, i % 80, big + i, n);
+		tw_hmac_sha1(a1, key, i % 80, big + i, n);
+		tw_cpu_restrict(UINT32_MAX);
+		tw_sha256_blocks(h2, blocks, nb);
+		tw_sha1_blocks(g2, blocks, nb);
+		tw_hmac_sha256(b, key, i % 80, big + i, n);
+		tw_hmac_sha1(b1, key, i % 80, big + i, n);
+		same &= memcmp(h1, h2, sizeof(h1)) == 0;
+		same &= memcmp(g1, g2, sizeof(g1)) == 0;
+		same &= memcmp(a, b, sizeof(a)) == 0;
+		same &= memcmp(a1, b1, sizeof(a1)) == 0;
+	}
+	CHECK(same);
+	/* The comparison must be able to fail: a different block count. */
+	uint32_t h1[8], h2[8];
+	uint8_t blocks[128] = { 0 };
+
+	memcpy(h1, tw_sha256_iv, sizeof(h1));
+	memcpy(h2, tw_sha256_iv, sizeof(h2));
+	tw_cpu_restrict(0);
+	tw_sha256_blocks(h1, blocks, 1);
+	tw_cpu_restrict(UINT32_MAX);
+	tw_sha256_blocks(h2, blocks, 2);
+	CHECK(memcmp(h1, h2, sizeof(h1)) != 0);
+}
+
+void test_main(void)
+{
+	CHECK(tv_run_file("sha.vec", sha_case) >= 10);
+	CHECK(tv_run_file("hmac.vec", hmac_case) >= 14);
+	cross_sha();
+	cross_hmac();
+	portable_vs_shani();
+}
