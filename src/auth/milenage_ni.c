@@ -1,0 +1,522 @@
+/*
+ * twag — MILENAGE (3GPP TS 35.206 V17.0.0 §4.1) on AES-NI: one subscriber
+ * with the key schedule and every block in xmm registers, and a multi-lane
+ * batch that interleaves several subscribers' independent AES chains.
+ *
+ * The AES-128 key schedule (FIPS 197 §5.2) is computed round by round while
+ * TEMP is encrypted with it, then OUT1..OUT5 (independent once TEMP exists)
+ * run as interleaved chains. Two identities save work:
+ *   E_K(x) ^ OPc is AESENCLAST with round key 10 ^ OPc, and
+ *   TEMP ^ OPc (what OUT2..OUT5 rotate) is E_K(RAND ^ OPc) ^ OPc,
+ * so TEMP itself is never materialised; OUT1's input is
+ *   TEMP ^ rot(IN1 ^ OPc, r1) ^ c1 = (TEMP ^ OPc) ^ OPc ^ rot(IN1 ^ OPc, r1) ^ c1.
+ * The kernels clear the vector registers they used before returning.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include "twag/bytes.h"
+#include "twag/milenage.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define NI_TARGET __attribute__((target("aes,sse4.1")))
+#define NI_INLINE static inline __attribute__((always_inline, target("aes,sse4.1")))
+
+/*
+ * Round-key expansion step of FIPS 197 §5.2 for AES-128: w[i] ^= w[i-1]
+ * prefix, then ^ SubWord(RotWord(w3)) ^ Rcon. AESKEYGENASSIST is slow on
+ * recent Intel cores (several uops, low throughput), so SubWord is done by
+ * AESENCLAST instead: with every column equal to RotWord(w3), ShiftRows is
+ * the identity and AESENCLAST(x, Rcon) = SubWord(RotWord(w3)) ^ Rcon.
+ */
+NI_INLINE __m128i kexp(__m128i key, int rcon)
+{
+	const __m128i rotw = _mm_setr_epi8(13, 14, 15, 12, 13, 14, 15, 12,
+					   13, 14, 15, 12, 13, 14, 15, 12);
+	__m128i t = _mm_aesenclast_si128(_mm_shuffle_epi8(key, rotw), _mm_set1_epi32(rcon));
+
+	key = _mm_xor_si128(key, _mm_slli_si128(key, 4));
+	key = _mm_xor_si128(key, _mm_slli_si128(key, 8));
+	return _mm_xor_si128(key, t);
+}
+#define KEXP(k, rcon) kexp((k), (rcon))
+
+/*
+ * Operator constants prepared for the kernel: c_i, and rot(x, r_i) (TS
+ * 35.206 §4.1: rotate the 128-bit x by r_i bits towards the MSB) as a byte
+ * rotation by n = r/8 (PSHUFB control, byte j <- x[j + n]) and, if s = r%8
+ * is not 0, a merge of the next byte's top bits. r is public: branching on
+ * it is fine.
+ */
+struct ni_prep {
+	__m128i c[5], sa[5], sb[5], mhi[5], mlo[5], cnt_l[5], cnt_r[5];
+	int s[5];
+	int dflt;
+};
+
+NI_INLINE void prep_consts(struct ni_prep *p, const struct tw_milenage_consts *c)
+{
+	p->dflt = c == &tw_milenage_default_consts;
+	for (int i = 0; i < 5; i++) {
+		int n = c->r[i] / 8, s = c->r[i] % 8;
+		uint8_t a[16], b[16];
+
+		for (int j = 0; j < 16; j++) {
+			a[j] = (uint8_t)((j + n) & 15);
+			b[j] = (uint8_t)((j + n + 1) & 15);
+		}
+		p->c[i] = _mm_loadu_si128((const __m128i *)c->c[i]);
+		p->sa[i] = _mm_loadu_si128((const __m128i *)a);
+		p->sb[i] = _mm_loadu_si128((const __m128i *)b);
+		p->s[i] = s;
+		p->mhi[i] = _mm_set1_epi8((char)(0xff << s));
+		p->mlo[i] = _mm_set1_epi8((char)(0xff >> (8 - s)));
+		p->cnt_l[i] = _mm_cvtsi32_si128(s);
+		p->cnt_r[i] = _mm_cvtsi32_si128(8 - s);
+	}
+}
+
+/* rot(x, r_i) ^ c_i. With the default constants (r = 64, 0, 32, 64, 96 and
+ * i a compile-time constant) this is at most one PSHUFD and one XOR. The
+ * defaults are spelled out here as vector constants (c_i = 1 << (i - 2) in
+ * the last byte, TS 35.206 §4.1) so they need no unaligned loads. */
+NI_INLINE __m128i rot_c(__m128i x, const struct ni_prep *p, int i)
+{
+	if (p->dflt) {
+		switch (i) {
+		case 0: /* r1 = 64, c1 = 0 */
+			return _mm_shuffle_epi32(x, 0x4e);
+		case 1: /* r2 = 0, c2 = 0..01 */
+			return _mm_xor_si128(x, _mm_set_epi32(0x01000000, 0, 0, 0));
+		case 2: /* r3 = 32 (byte j <- byte j + 4), c3 = 0..02 */
+			return _mm_xor_si128(_mm_shuffle_epi32(x, 0x39),
+					     _mm_set_epi32(0x02000000, 0, 0, 0));
+		case 3: /* r4 = 64, c4 = 0..04 */
+			return _mm_xor_si128(_mm_shuffle_epi32(x, 0x4e),
+					     _mm_set_epi32(0x04000000, 0, 0, 0));
+		default: /* r5 = 96 (byte j <- byte j + 12), c5 = 0..08 */
+			return _mm_xor_si128(_mm_shuffle_epi32(x, 0x93),
+					     _mm_set_epi32(0x08000000, 0, 0, 0));
+		}
+	}
+	__m128i a = _mm_shuffle_epi8(x, p->sa[i]);
+	if (p->s[i] != 0) {
+		__m128i b = _mm_shuffle_epi8(x, p->sb[i]);
+		a = _mm_and_si128(_mm_sll_epi16(a, p->cnt_l[i]), p->mhi[i]);
+		b = _mm_and_si128(_mm_srl_epi16(b, p->cnt_r[i]), p->mlo[i]);
+		a = _mm_or_si128(a, b);
+	}
+	return _mm_xor_si128(a, p->c[i]);
+}
+
+/* IN1 = SQN || AMF || SQN || AMF (TS 35.206 §4.1). */
+NI_INLINE __m128i load_in1(const uint8_t *sqn, const uint8_t *amf)
+{
+	uint8_t b[8];
+	uint64_t v;
+
+	memcpy(b, sqn, 6);
+	memcpy(b + 6, amf, 2);
+	memcpy(&v, b, 8);
+	return _mm_set1_epi64x((long long)v);
+}
+
+/* Zeroes every xmm register: no key schedule or OUT survives the call. */
+#define CLEAR_XMM()                                                            \
+	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"       \
+			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"       \
+			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"       \
+			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"       \
+			 "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"       \
+			 "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"   \
+			 "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"   \
+			 "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"       \
+			 ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",    \
+			 "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",      \
+			 "xmm12", "xmm13", "xmm14", "xmm15")
+
+/*
+ * One subscriber: the outputs OUT_i for the bits of mask (a compile-time
+ * constant at every call site, so unused chains vanish).
+ */
+NI_INLINE void core1(__m128i o[5], unsigned mask, const uint8_t *k,
+		     const uint8_t *opc, const uint8_t *rand_, const uint8_t *sqn,
+		     const uint8_t *amf, const struct ni_prep *p)
+{
+	__m128i rk1, rk2, rk3, rk4, rk5, rk6, rk7, rk8, rk9, rk10;
+	__m128i op_c = _mm_loadu_si128((const __m128i *)opc);
+	__m128i rk0 = _mm_loadu_si128((const __m128i *)k);
+	/* TEMP = E_K(RAND ^ OPc), the key schedule computed alongside. */
+	__m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)rand_), op_c);
+	/* u = OPc ^ rot(IN1 ^ OPc, r1) ^ c1, so that OUT1's input is
+	 * (TEMP ^ OPc) ^ u; it needs no TEMP, so it is ready early. */
+	__m128i u = op_c;
+
+	if (mask & TW_MILENAGE_OUT1)
+		u = _mm_xor_si128(op_c, rot_c(_mm_xor_si128(load_in1(sqn, amf), op_c), p, 0));
+	x = _mm_xor_si128(x, rk0);
+	rk1 = KEXP(rk0, 0x01); x = _mm_aesenc_si128(x, rk1);
+	rk2 = KEXP(rk1, 0x02); x = _mm_aesenc_si128(x, rk2);
+	rk3 = KEXP(rk2, 0x04); x = _mm_aesenc_si128(x, rk3);
+	rk4 = KEXP(rk3, 0x08); x = _mm_aesenc_si128(x, rk4);
+	rk5 = KEXP(rk4, 0x10); x = _mm_aesenc_si128(x, rk5);
+	rk6 = KEXP(rk5, 0x20); x = _mm_aesenc_si128(x, rk6);
+	rk7 = KEXP(rk6, 0x40); x = _mm_aesenc_si128(x, rk7);
+	rk8 = KEXP(rk7, 0x80); x = _mm_aesenc_si128(x, rk8);
+	rk9 = KEXP(rk8, 0x1b); x = _mm_aesenc_si128(x, rk9);
+	rk10 = KEXP(rk9, 0x36);
+	/* Round key 10 ^ OPc: every OUT_i = E_K(...) ^ OPc ends with it. */
+	rk10 = _mm_xor_si128(rk10, op_c);
+	/* t = TEMP ^ OPc */
+	__m128i t = _mm_aesenclast_si128(x, rk10);
+	__m128i y1 = t, y2 = t, y3 = t, y4 = t, y5 = t;
+
+	/* OUT1 = E_K(TEMP ^ rot(IN1 ^ OPc, r1) ^ c1) ^ OPc */
+	if (mask & TW_MILENAGE_OUT1)
+		y1 = _mm_xor_si128(t, u);
+	/* OUT2..OUT5 = E_K(rot(TEMP ^ OPc, r_i) ^ c_i) ^ OPc */
+	if (mask & TW_MILENAGE_OUT2)
+		y2 = rot_c(t, p, 1);
+	if (mask & TW_MILENAGE_OUT3)
+		y3 = rot_c(t, p, 2);
+	if (mask & TW_MILENAGE_OUT4)
+		y4 = rot_c(t, p, 3);
+	if (mask & TW_MILENAGE_OUT5)
+		y5 = rot_c(t, p, 4);
+
+#define R5(op, key)                                                            \
+	do {                                                                   \
+		if (mask & TW_MILENAGE_OUT1) y1 = op(y1, key);                 \
+		if (mask & TW_MILENAGE_OUT2) y2 = op(y2, key);                 \
+		if (mask & TW_MILENAGE_OUT3) y3 = op(y3, key);                 \
+		if (mask & TW_MILENAGE_OUT4) y4 = op(y4, key);                 \
+		if (mask & TW_MILENAGE_OUT5) y5 = op(y5, key);                 \
+	} while (0)
+	R5(_mm_xor_si128, rk0);
+	R5(_mm_aesenc_si128, rk1);
+	R5(_mm_aesenc_si128, rk2);
+	R5(_mm_aesenc_si128, rk3);
+	R5(_mm_aesenc_si128, rk4);
+	R5(_mm_aesenc_si128, rk5);
+	R5(_mm_aesenc_si128, rk6);
+	R5(_mm_aesenc_si128, rk7);
+	R5(_mm_aesenc_si128, rk8);
+	R5(_mm_aesenc_si128, rk9);
+	R5(_mm_aesenclast_si128, rk10);
+#undef R5
+	o[0] = y1;
+	o[1] = y2;
+	o[2] = y3;
+	o[3] = y4;
+	o[4] = y5;
+}
+
+NI_INLINE void store_outs(uint8_t out[5][16], unsigned mask, const __m128i o[5])
+{
+	for (int i = 0; i < 5; i++)
+		if (mask & (1u << i))
+			_mm_storeu_si128((__m128i *)out[i], o[i]);
+}
+
+/* Writes MAC-A = OUT1[0..63], RES = OUT2[64..127], CK = OUT3, IK = OUT4,
+ * AK = OUT2[0..47] (TS 35.206 §4.1). */
+NI_INLINE void store_vec(struct tw_milenage_vec *v, __m128i o1, __m128i o2,
+			 __m128i o3, __m128i o4)
+{
+	_mm_storel_epi64((__m128i *)v->mac_a, o1);
+	_mm_storel_epi64((__m128i *)v->res, _mm_unpackhi_epi64(o2, o2));
+	_mm_storeu_si128((__m128i *)v->ck, o3);
+	_mm_storeu_si128((__m128i *)v->ik, o4);
+	/* ak is the struct's last 6 bytes: one 8-byte store of IK[14..15] ||
+	 * OUT2[0..5] ends exactly there (no temporary on the stack). */
+	_Static_assert(offsetof(struct tw_milenage_vec, ak) ==
+		       offsetof(struct tw_milenage_vec, ik) + 16, "vec layout");
+	_mm_storel_epi64((__m128i *)(v->ik + 14), _mm_alignr_epi8(o2, o4, 14));
+}
+
+#define OUTS_CASE(m)                                                           \
+	case (m): {                                                            \
+		__m128i o[5];                                                  \
+		core1(o, (m), k, opc, rand_, sqn, amf, &p);                    \
+		store_outs(out, (m), o);                                       \
+		break;                                                         \
+	}
+
+NI_TARGET __attribute__((noinline)) static void outs_default(
+	uint8_t out[5][16], unsigned mask, const uint8_t *k, const uint8_t *opc,
+	const uint8_t *rand_, const uint8_t *sqn, const uint8_t *amf)
+{
+	struct ni_prep p = { .dflt = 1 };
+
+	switch (mask) {
+		OUTS_CASE(TW_MILENAGE_OUT1)
+		OUTS_CASE(TW_MILENAGE_OUT2 | TW_MILENAGE_OUT3 | TW_MILENAGE_OUT4)
+		OUTS_CASE(TW_MILENAGE_OUT5)
+	default:
+		OUTS_CASE(0x1f)
+	}
+	CLEAR_XMM();
+}
+
+NI_TARGET __attribute__((noinline)) static void outs_custom(
+	uint8_t out[5][16], unsigned mask, const uint8_t *k, const uint8_t *opc,
+	const uint8_t *rand_, const uint8_t *sqn, const uint8_t *amf,
+	const struct tw_milenage_consts *c)
+{
+	struct ni_prep p;
+	__m128i o[5];
+
+	prep_consts(&p, c);
+	p.dflt = 0;
+	core1(o, mask & 0x1f, k, opc, rand_, sqn, amf, &p);
+	store_outs(out, mask, o);
+	CLEAR_XMM();
+}
+
+/*
+ * Where a kernel could not keep everything in registers, the compiler
+ * spilled intermediate blocks to its stack frame. The kernels are noinline
+ * leaves called from the functions below, so a frame of this size placed by
+ * the next call from the same caller covers theirs: wiping it erases the
+ * spills. (The hot path generate_default() spills nothing secret and skips
+ * this; checked with objdump.)
+ */
+#define SCRUB_BYTES 2048
+__attribute__((noinline)) static void scrub_stack(size_t n)
+{
+	uint8_t buf[SCRUB_BYTES];
+
+	/* The top of buf lies next to the caller's frame, where the kernel's
+	 * frame was: wipe the n bytes there (n covers the kernel's frame). */
+	tw_wipe(buf + SCRUB_BYTES - n, n);
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
+NI_TARGET void tw_milenage_ni_outs(uint8_t out[5][16], unsigned mask,
+				   const uint8_t k[16], const uint8_t opc[16],
+				   const uint8_t rand_[16], const uint8_t *sqn,
+				   const uint8_t *amf, const struct tw_milenage_consts *c)
+{
+	if (c == &tw_milenage_default_consts) {
+		outs_default(out, mask, k, opc, rand_, sqn, amf);
+		scrub_stack(384); /* frame 0x88 + saved registers */
+	} else {
+		outs_custom(out, mask, k, opc, rand_, sqn, amf, c);
+		scrub_stack(1024); /* frame 0x2e8 + saved registers */
+	}
+}
+
+NI_TARGET void tw_milenage_ni_opc(uint8_t opc[16], const uint8_t k[16],
+				  const uint8_t op[16])
+{
+	__m128i rk = _mm_loadu_si128((const __m128i *)k);
+	__m128i o = _mm_loadu_si128((const __m128i *)op);
+	/* TS 35.206 §4.1: OPc = OP ^ E_K(OP) */
+	__m128i x = _mm_xor_si128(o, rk);
+
+	rk = KEXP(rk, 0x01); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x02); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x04); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x08); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x10); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x20); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x40); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x80); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x1b); x = _mm_aesenc_si128(x, rk);
+	rk = KEXP(rk, 0x36);
+	x = _mm_aesenclast_si128(x, _mm_xor_si128(rk, o));
+	_mm_storeu_si128((__m128i *)opc, x);
+	CLEAR_XMM();
+}
+
+NI_TARGET __attribute__((noinline)) static void generate_default(
+	struct tw_milenage_vec *v, const uint8_t *k, const uint8_t *opc,
+	const uint8_t *rand_, const uint8_t *sqn, const uint8_t *amf)
+{
+	struct ni_prep p = { .dflt = 1 };
+	__m128i o[5];
+
+	core1(o, 0x0f, k, opc, rand_, sqn, amf, &p);
+	store_vec(v, o[0], o[1], o[2], o[3]);
+	CLEAR_XMM();
+}
+
+NI_TARGET __attribute__((noinline)) static void generate_custom(
+	struct tw_milenage_vec *v, const uint8_t *k, const uint8_t *opc,
+	const uint8_t *rand_, const uint8_t *sqn, const uint8_t *amf,
+	const struct tw_milenage_consts *c)
+{
+	struct ni_prep p;
+	__m128i o[5];
+
+	prep_consts(&p, c);
+	p.dflt = 0;
+	core1(o, 0x0f, k, opc, rand_, sqn, amf, &p);
+	store_vec(v, o[0], o[1], o[2], o[3]);
+	CLEAR_XMM();
+}
+
+NI_TARGET void tw_milenage_ni_generate(struct tw_milenage_vec *v, const uint8_t k[16],
+				       const uint8_t opc[16], const uint8_t rand_[16],
+				       const uint8_t sqn[6], const uint8_t amf[2],
+				       const struct tw_milenage_consts *c)
+{
+	if (c == &tw_milenage_default_consts) {
+		generate_default(v, k, opc, rand_, sqn, amf);
+		return;
+	}
+	generate_custom(v, k, opc, rand_, sqn, amf, c);
+	scrub_stack(1024); /* frame 0x2a8 + saved registers */
+}
+
+/*
+ * The batch: L subscribers per pass. Their key schedules are independent
+ * chains, as are their TEMPs and then their 4*L OUT blocks, so the AES unit
+ * stays busy instead of waiting on one chain's latency. The L key
+ * schedules live in a stack array that is wiped before returning.
+ */
+#define LANES 4
+
+NI_INLINE void batch_core(const struct tw_milenage_batch_in *in,
+			  struct tw_milenage_vec *out, const struct ni_prep *p,
+			  __m128i rk[LANES][11])
+{
+	__m128i x[LANES], op_c[LANES], y[LANES][4];
+
+#pragma GCC unroll 8
+	for (int l = 0; l < LANES; l++) {
+		op_c[l] = _mm_loadu_si128((const __m128i *)in[l].opc);
+		rk[l][0] = _mm_loadu_si128((const __m128i *)in[l].k);
+		x[l] = _mm_xor_si128(_mm_loadu_si128((const __m128i *)in[l].rand_), op_c[l]);
+		x[l] = _mm_xor_si128(x[l], rk[l][0]);
+	}
+	/* TEMP = E_K(RAND ^ OPc) per lane, key schedules alongside. */
+#define KROUND(r, rcon)                                                        \
+	_Pragma("GCC unroll 8") for (int l = 0; l < LANES; l++) {              \
+		rk[l][r] = KEXP(rk[l][r - 1], rcon);                           \
+		x[l] = _mm_aesenc_si128(x[l], rk[l][r]);                       \
+	}
+	KROUND(1, 0x01)
+	KROUND(2, 0x02)
+	KROUND(3, 0x04)
+	KROUND(4, 0x08)
+	KROUND(5, 0x10)
+	KROUND(6, 0x20)
+	KROUND(7, 0x40)
+	KROUND(8, 0x80)
+	KROUND(9, 0x1b)
+#undef KROUND
+#pragma GCC unroll 8
+	for (int l = 0; l < LANES; l++) {
+		rk[l][10] = _mm_xor_si128(KEXP(rk[l][9], 0x36), op_c[l]);
+		/* t = TEMP ^ OPc */
+		__m128i t = _mm_aesenclast_si128(x[l], rk[l][10]);
+		__m128i in1 = _mm_xor_si128(load_in1(in[l].sqn, in[l].amf), op_c[l]);
+
+		/* OUT1 = E_K(TEMP ^ rot(IN1 ^ OPc, r1) ^ c1) ^ OPc */
+		y[l][0] = _mm_xor_si128(_mm_xor_si128(t, op_c[l]), rot_c(in1, p, 0));
+		/* OUT2..OUT4 = E_K(rot(TEMP ^ OPc, r_i) ^ c_i) ^ OPc */
+		y[l][1] = rot_c(t, p, 1);
+		y[l][2] = rot_c(t, p, 2);
+		y[l][3] = rot_c(t, p, 3);
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++)
+			y[l][j] = _mm_xor_si128(y[l][j], rk[l][0]);
+	}
+#pragma GCC unroll 9
+	for (int r = 1; r < 10; r++) {
+#pragma GCC unroll 8
+		for (int l = 0; l < LANES; l++) {
+#pragma GCC unroll 4
+			for (int j = 0; j < 4; j++)
+				y[l][j] = _mm_aesenc_si128(y[l][j], rk[l][r]);
+		}
+	}
+#pragma GCC unroll 8
+	for (int l = 0; l < LANES; l++) {
+#pragma GCC unroll 4
+		for (int j = 0; j < 4; j++)
+			y[l][j] = _mm_aesenclast_si128(y[l][j], rk[l][10]);
+		store_vec(&out[l], y[l][0], y[l][1], y[l][2], y[l][3]);
+	}
+}
+
+NI_TARGET __attribute__((noinline)) static void batch_default(
+	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
+	__m128i rk[LANES][11])
+{
+	struct ni_prep p = { .dflt = 1 };
+
+	for (size_t i = 0; i < n; i += LANES)
+		batch_core(in + i, out + i, &p, rk);
+	CLEAR_XMM();
+}
+
+NI_TARGET __attribute__((noinline)) static void batch_custom(
+	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
+	const struct tw_milenage_consts *c, __m128i rk[LANES][11])
+{
+	struct ni_prep p;
+
+	prep_consts(&p, c);
+	p.dflt = 0;
+	for (size_t i = 0; i < n; i += LANES)
+		batch_core(in + i, out + i, &p, rk);
+	CLEAR_XMM();
+}
+
+NI_TARGET void tw_milenage_ni_batch(const struct tw_milenage_batch_in *in,
+				    struct tw_milenage_vec *out, size_t n,
+				    const struct tw_milenage_consts *c)
+{
+	__m128i rk[LANES][11];
+	size_t full = n - n % LANES;
+
+	if (full) {
+		if (c == &tw_milenage_default_consts)
+			batch_default(in, out, full, rk);
+		else
+			batch_custom(in, out, full, c, rk);
+		tw_wipe(rk, sizeof(rk));
+		scrub_stack(SCRUB_BYTES); /* frames up to 0x5b0 */
+	}
+	/* The remainder, one subscriber at a time. */
+	for (size_t i = full; i < n; i++)
+		tw_milenage_ni_generate(&out[i], in[i].k, in[i].opc, in[i].rand_,
+					in[i].sqn, in[i].amf, c);
+}
+
+#else /* !__x86_64__: never selected (tw_cpu_has(TW_CPU_AESNI) is false). */
+
+void tw_milenage_ni_outs(uint8_t out[5][16], unsigned mask, const uint8_t k[16],
+			 const uint8_t opc[16], const uint8_t rand_[16],
+			 const uint8_t *sqn, const uint8_t *amf,
+			 const struct tw_milenage_consts *c)
+{
+	(void)out; (void)mask; (void)k; (void)opc; (void)rand_; (void)sqn;
+	(void)amf; (void)c;
+}
+
+void tw_milenage_ni_opc(uint8_t opc[16], const uint8_t k[16], const uint8_t op[16])
+{
+	(void)opc; (void)k; (void)op;
+}
+
+void tw_milenage_ni_generate(struct tw_milenage_vec *v, const uint8_t k[16],
+			     const uint8_t opc[16], const uint8_t rand_[16],
+			     const uint8_t sqn[6], const uint8_t amf[2],
+			     const struct tw_milenage_consts *c)
+{
+	(void)v; (void)k; (void)opc; (void)rand_; (void)sqn; (void)amf; (void)c;
+}
+
+void tw_milenage_ni_batch(const struct tw_milenage_batch_in *in,
+			  struct tw_milenage_vec *out, size_t n,
+			  const struct tw_milenage_consts *c)
+{
+	(void)in; (void)out; (void)n; (void)c;
+}
+
+#endif
