@@ -49,10 +49,22 @@ HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LEVELS := $(BUILD)/tests/cpu_levels
+# Fuzz targets: each tests/fuzz/fuzz_<name>.c builds as a plain reader of
+# its committed corpus (tests/fuzz/corpus/<name>/) in every build, and as a
+# libFuzzer program with `make fuzz CC=clang`.
+FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+FUZZ_SECONDS ?= 10
 
-.SECONDARY:
-.PHONY: all test test-run run bench deps clean check-build
-all: $(LIB) $(TWAG) $(TEST_BIN) $(LEVELS)
+# Naming the objects in an explicit rule keeps make from treating them as
+# intermediate (deleted after linking, and then not rebuilt when missing).
+TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/cpu_levels.o \
+	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o
+
+.PHONY: all test test-run run bench deps clean objs fuzz
+all: $(LIB) $(TWAG) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN)
+objs: $(TEST_OBJ)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -74,6 +86,28 @@ $(BENCH): $(BENCH_OBJ) $(LIB)
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(HARNESS_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(OSMO_LIBS) $(LDLIBS)
 
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# libFuzzer builds (clang): own directory, ASan+UBSan, each run briefly over
+# a scratch copy of its seed corpus (new findings are not committed blindly).
+fuzz:
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fsanitize=fuzzer-no-link,address,undefined' \
+		LDFLAGS='-fsanitize=address,undefined' build-fuzz/libtwag.a \
+		$(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/tests/fuzz/%.o)
+	@set -e; for n in $(FUZZ_NAMES); do \
+		clang -fsanitize=fuzzer,address,undefined -o build-fuzz/lf_$$n \
+			build-fuzz/tests/fuzz/fuzz_$$n.o build-fuzz/libtwag.a $(LDLIBS); \
+		rm -rf build-fuzz/corpus_$$n; cp -r tests/fuzz/corpus/$$n build-fuzz/corpus_$$n; \
+		echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
+		build-fuzz/lf_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
+			-print_final_stats=0 build-fuzz/corpus_$$n 2>build-fuzz/lf_$$n.log \
+			|| { tail -40 build-fuzz/lf_$$n.log; exit 1; }; \
+		grep -E '^#[0-9]+.*DONE' build-fuzz/lf_$$n.log | tail -1; \
+	done
+
 $(LEVELS): $(BUILD)/tests/harness/cpu_levels.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -94,7 +128,7 @@ run:
 bench:
 	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory $(BENCH)
-	@$(BENCH)
+	@$(BENCH) $(BENCH_ARGS)
 
 deps:
 	@scripts/deps.sh test

@@ -37,6 +37,31 @@ for t in "$build"/tests/test_*; do
 	done
 done
 
+# Fuzz targets as plain readers of their committed seed corpora.
+for f in "$build"/fuzz/fuzz_*; do
+	[ -x "$f" ] || continue
+	name=${f##*/fuzz_}
+	out=$(timeout 300 "$f" "tests/fuzz/corpus/$name" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E 'FAIL|passed' || true
+	tally "$out" "$rc" "fuzz_$name (corpus)"
+done
+
+# libFuzzer, briefly, where clang can build it (TWAG_FUZZ=0 skips).
+if [ "${TWAG_FUZZ:-1}" != 0 ] && command -v clang >/dev/null 2>&1; then
+	out=$(timeout 600 make --no-print-directory fuzz 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E '^fuzz |DONE|ERROR|SUMMARY' || true
+	if [ "$rc" -eq 0 ]; then
+		n=$(printf '%s\n' "$out" | grep -c '^fuzz ')
+		out="libfuzzer: $n passed, 0 failed"
+	else
+		printf '%s\n' "$out" | tail -30
+		out="libfuzzer: 0 passed, 1 failed"
+	fi
+	tally "$out" "$rc" "libFuzzer"
+fi
+
 for s in tests/cli/*.sh; do
 	[ -f "$s" ] || continue
 	out=$(TWAG="$build/twag" timeout 300 bash "$s" 2>&1)

@@ -1,8 +1,74 @@
-/* twag — command-line front end to libtwag (placeholder main, see cli). */
+/*
+ * twag — command-line front end to libtwag: every algorithm, scriptable.
+ * Output: "name=value" lines, lowercase hex; bad input: one line on stderr
+ * naming the option, exit status 2.
+ */
 #include <stdio.h>
+#include <string.h>
 
-int main(void)
+#include "cli.h"
+
+static const char usage[] =
+	"usage: twag <command> [options]\n"
+	"\n"
+	"Algorithms (hex in/out, lowercase, no separators; output name=value lines):\n"
+	"  milenage --k HEX32 (--op HEX32 | --opc HEX32) --rand HEX32 --sqn HEX12 --amf HEX4\n"
+	"           [--c1 HEX32 ... --c5 HEX32] [--r1 N ... --r5 N]\n"
+	"      -> opc mac_a mac_s res ck ik ak ak_star autn          (TS 35.206)\n"
+	"  tuak --k HEX32|HEX64 (--top HEX64 | --topc HEX64) --rand HEX32 --sqn HEX12 --amf HEX4\n"
+	"       [--mac-bits 64|128|256] [--res-bits 32|64|128|256] [--ck-bits 128|256]\n"
+	"       [--ik-bits 128|256] [--iterations N]\n"
+	"      -> topc mac_a mac_s res ck ik ak ak_star              (TS 35.231)\n"
+	"  comp128 --version 1|2|3 --ki HEX32 --rand HEX32      -> sres kc\n"
+	"  gsm c2 --res HEX | gsm c3 --ck HEX32 --ik HEX32       -> sres | kc (TS 33.102 6.8.1.2)\n"
+	"  kdf ck-ik-prime --ck HEX32 --ik HEX32 --network-name TEXT --sqn-xor-ak HEX12\n"
+	"      -> ck_prime ik_prime                                (TS 33.402 A.2)\n"
+	"  kdf aka-prime --ck-prime HEX32 --ik-prime HEX32 --identity TEXT\n"
+	"      -> k_encr k_aut k_re msk emsk                       (RFC 9048)\n"
+	"  kdf aka --ck HEX32 --ik HEX32 --identity TEXT          -> mk k_encr k_aut msk emsk (RFC 4187)\n"
+	"  kdf sim --identity TEXT --kc HEX(16 per triplet, 2 or 3) --nonce-mt HEX32\n"
+	"          --version-list HEX --selected-version HEX4  -> mk k_encr k_aut msk emsk (RFC 4186)\n"
+	"  kdf 5g --ck HEX32 --ik HEX32 --serving-network-name TEXT --sqn-xor-ak HEX12\n"
+	"         --rand HEX32 --res HEX --supi TEXT --abba HEX\n"
+	"         (--supi imsi-DIGITS gives P0 = the IMSI digits, TS 33.501 A.7.1; other text is used as is)\n"
+	"      -> kausf kseaf res_star hres_star kamf              (TS 33.501 Annex A)\n"
+	"  suci decrypt --hn-private HEX64 --suci SUCI-STRING     -> supi\n"
+	"  suci encrypt --hn-public HEX --profile A|B|null --key-id N --supi imsi-DIGITS\n"
+	"               [--mnc-digits 2|3] [--routing DIGITS] [--ephemeral-private HEX64]\n"
+	"      -> suci                                             (TS 33.501 Annex C)\n"
+	"  suci public-key --hn-private HEX64 --profile A|B        -> hn_public\n"
+	"  keywrap wrap|unwrap --kek HEX32|HEX48|HEX64 (--key HEX | --wrapped HEX) [--pad]\n"
+	"      -> wrapped | key                                    (RFC 3394, RFC 5649)\n"
+	"  cpu                                                     -> level features\n"
+	"\n"
+	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
+	"2 bad input (the message names the option).\n"
+	"Environment: TWAG_CPU=portable|aesni|avx2|vaes|avx512 caps the CPU paths.\n";
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+} commands[] = {
+	{ "milenage", cmd_milenage }, { "tuak", cmd_tuak },
+	{ "comp128", cmd_comp128 },   { "gsm", cmd_gsm },
+	{ "kdf", cmd_kdf },           { "suci", cmd_suci },
+	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
+};
+
+int main(int argc, char **argv)
 {
-	puts("twag");
-	return 0;
+	if (argc < 2) {
+		fputs(usage, stderr);
+		return CLI_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			return commands[i].fn(argc - 2, argv + 2);
+	fprintf(stderr, "twag: unknown command '%s' (try twag --help)\n", argv[1]);
+	return CLI_EXIT_USAGE;
 }
