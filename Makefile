@@ -56,6 +56,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
 FUZZ_SECONDS ?= 10
+FUZZ_DIR ?= build-fuzz
 
 # Naming the objects in an explicit rule keeps make from treating them as
 # intermediate (deleted after linking, and then not rebuilt when missing).
@@ -93,19 +94,19 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o 
 # libFuzzer builds (clang): own directory, ASan+UBSan, each run briefly over
 # a scratch copy of its seed corpus (new findings are not committed blindly).
 fuzz:
-	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang \
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=clang \
 		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fsanitize=fuzzer-no-link,address,undefined' \
-		LDFLAGS='-fsanitize=address,undefined' build-fuzz/libtwag.a \
-		$(FUZZ_SRC:tests/fuzz/%.c=build-fuzz/tests/fuzz/%.o)
+		LDFLAGS='-fsanitize=address,undefined' $(FUZZ_DIR)/libtwag.a \
+		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/tests/fuzz/%.o)
 	@set -e; for n in $(FUZZ_NAMES); do \
-		clang -fsanitize=fuzzer,address,undefined -o build-fuzz/lf_$$n \
-			build-fuzz/tests/fuzz/fuzz_$$n.o build-fuzz/libtwag.a $(LDLIBS); \
-		rm -rf build-fuzz/corpus_$$n; cp -r tests/fuzz/corpus/$$n build-fuzz/corpus_$$n; \
+		clang -fsanitize=fuzzer,address,undefined -o $(FUZZ_DIR)/lf_$$n \
+			$(FUZZ_DIR)/tests/fuzz/fuzz_$$n.o $(FUZZ_DIR)/libtwag.a $(LDLIBS); \
+		rm -rf $(FUZZ_DIR)/corpus_$$n; cp -r tests/fuzz/corpus/$$n $(FUZZ_DIR)/corpus_$$n; \
 		echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
-		build-fuzz/lf_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
-			-print_final_stats=0 build-fuzz/corpus_$$n 2>build-fuzz/lf_$$n.log \
-			|| { tail -40 build-fuzz/lf_$$n.log; exit 1; }; \
-		grep -E '^#[0-9]+.*DONE' build-fuzz/lf_$$n.log | tail -1; \
+		$(FUZZ_DIR)/lf_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
+			-print_final_stats=0 $(FUZZ_DIR)/corpus_$$n 2>$(FUZZ_DIR)/lf_$$n.log \
+			|| { tail -40 $(FUZZ_DIR)/lf_$$n.log; exit 1; }; \
+		grep -E '^#[0-9]+.*DONE' $(FUZZ_DIR)/lf_$$n.log | tail -1; \
 	done
 
 $(LEVELS): $(BUILD)/tests/harness/cpu_levels.o $(LIB)

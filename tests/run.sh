@@ -49,7 +49,7 @@ done
 
 # libFuzzer, briefly, where clang can build it (TWAG_FUZZ=0 skips).
 if [ "${TWAG_FUZZ:-1}" != 0 ] && command -v clang >/dev/null 2>&1; then
-	out=$(timeout 600 make --no-print-directory fuzz 2>&1)
+	out=$(timeout 600 make --no-print-directory fuzz FUZZ_DIR="${build}-fuzz" 2>&1)
 	rc=$?
 	printf '%s\n' "$out" | grep -E '^fuzz |DONE|ERROR|SUMMARY' || true
 	if [ "$rc" -eq 0 ]; then
