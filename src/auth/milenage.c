@@ -17,6 +17,7 @@
 #include "twag/bytes.h"
 #include "twag/cpu.h"
 #include "twag/milenage.h"
+#include "milenage_internal.h"
 
 /* TS 35.206 §4.1 default constants. */
 const struct tw_milenage_consts tw_milenage_default_consts = {

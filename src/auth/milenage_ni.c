@@ -17,6 +17,7 @@
 
 #include "twag/bytes.h"
 #include "twag/milenage.h"
+#include "milenage_internal.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

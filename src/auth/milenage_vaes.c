@@ -15,6 +15,7 @@
 
 #include "twag/bytes.h"
 #include "twag/milenage.h"
+#include "milenage_internal.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
