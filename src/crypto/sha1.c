@@ -157,46 +157,13 @@ void tw_sha1_init(struct tw_sha1_ctx *ctx)
 
 void tw_sha1_update(struct tw_sha1_ctx *ctx, const void *msg, size_t len)
 {
-	const uint8_t *p = msg;
-	size_t used = (size_t)(ctx->len & 63);
-
-	if (len == 0)
-		return;
-	ctx->len += len;
-	if (used != 0) {
-		size_t take = 64 - used < len ? 64 - used : len;
-
-		memcpy(ctx->buf + used, p, take);
-		p += take;
-		len -= take;
-		if (used + take < 64)
-			return;
-		tw_sha1_blocks(ctx->h, ctx->buf, 1);
-	}
-	if (len >= 64) {
-		tw_sha1_blocks(ctx->h, p, len / 64);
-		p += len & ~(size_t)63;
-		len &= 63;
-	}
-	if (len != 0)
-		memcpy(ctx->buf, p, len);
+	tw_md_update(ctx->h, ctx->buf, &ctx->len, tw_sha1_blocks, msg, len);
 }
 
 void tw_sha1_final(struct tw_sha1_ctx *ctx, uint8_t out[static 20])
 {
-	size_t used = (size_t)(ctx->len & 63);
-	uint64_t bits = ctx->len << 3;
-
-	/* §5.1.1: append 1 bit, zeros to 448 mod 512, then the 64-bit length */
-	ctx->buf[used++] = 0x80;
-	if (used > 56) {
-		memset(ctx->buf + used, 0, 64 - used);
-		tw_sha1_blocks(ctx->h, ctx->buf, 1);
-		used = 0;
-	}
-	memset(ctx->buf + used, 0, 56 - used);
-	tw_store_be64(ctx->buf + 56, bits);
-	tw_sha1_blocks(ctx->h, ctx->buf, 1);
+	/* FIPS 180-4 §5.1.1 padding, then H0..H4 big-endian */
+	tw_md_pad(ctx->h, ctx->buf, ctx->len, tw_sha1_blocks);
 	for (int i = 0; i < 5; i++)
 		tw_store_be32(out + 4 * i, ctx->h[i]);
 	tw_wipe(ctx, sizeof(*ctx));

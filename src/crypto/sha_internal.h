@@ -11,6 +11,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#include "twag/bytes.h"
 
 /* FIPS 180-4 §6.1.2 / §6.2.2 steps 1-4 on nblocks consecutive 64-octet
  * blocks, updating the chaining value h in place. No padding. Dispatches
@@ -21,5 +24,57 @@ void tw_sha256_blocks(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 /* FIPS 180-4 §5.3.1 / §5.3.3 initial hash values. */
 extern const uint32_t tw_sha1_iv[5];
 extern const uint32_t tw_sha256_iv[8];
+
+/*
+ * The Merkle-Damgard buffering and padding shared by SHA-1 and SHA-256
+ * (FIPS 180-4 §5.1.1: a 1 bit, zeros to 448 mod 512, the 64-bit big-endian
+ * bit length). Inline so that each caller's blocks function is a direct
+ * call. total counts message octets; buf holds total % 64 of them.
+ */
+typedef void (*tw_md_blocks_fn)(uint32_t *h, const uint8_t *blocks, size_t nblocks);
+
+static inline void tw_md_update(uint32_t *h, uint8_t buf[64], uint64_t *total,
+				tw_md_blocks_fn blocks, const void *msg, size_t len)
+{
+	const uint8_t *p = msg;
+	size_t used = (size_t)(*total & 63);
+
+	if (len == 0)
+		return;
+	*total += len;
+	if (used != 0) {
+		size_t take = 64 - used < len ? 64 - used : len;
+
+		memcpy(buf + used, p, take);
+		p += take;
+		len -= take;
+		if (used + take < 64)
+			return;
+		blocks(h, buf, 1);
+	}
+	if (len >= 64) {
+		blocks(h, p, len / 64);
+		p += len & ~(size_t)63;
+		len &= 63;
+	}
+	if (len != 0)
+		memcpy(buf, p, len);
+}
+
+static inline void tw_md_pad(uint32_t *h, uint8_t buf[64], uint64_t total,
+			     tw_md_blocks_fn blocks)
+{
+	size_t used = (size_t)(total & 63);
+
+	buf[used++] = 0x80;
+	if (used > 56) {
+		memset(buf + used, 0, 64 - used);
+		blocks(h, buf, 1);
+		used = 0;
+	}
+	memset(buf + used, 0, 56 - used);
+	tw_store_be64(buf + 56, total << 3);
+	blocks(h, buf, 1);
+}
 
 #endif
