@@ -3,24 +3,33 @@
 #   scripts/bench.sh [BUILD_DIR [twag-bench arguments...]]
 # BUILD_DIR defaults to "build"; with no arguments the run is exactly what
 # `make bench` prints (every twag scenario beside its references).
+# BENCH_BIN=path uses an already built twag-bench instead of making one.
+# The charts go to bench/results.svg (+ bench/results-dataplane.svg).
 set -eu
 cd "$(dirname "$0")/.."
 build=${1:-build}
 [ $# -gt 0 ] && shift
 scripts/deps.sh bench
-make --no-print-directory BUILD="$build" "$build/twag-bench" >&2
+bin=${BENCH_BIN:-$build/twag-bench}
+[ -n "${BENCH_BIN:-}" ] || make --no-print-directory BUILD="$build" "$build/twag-bench" >&2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
-"$build/twag-bench" "$@" >"$out"
+"$bin" --plot bench/results.svg "$@" >"$out"
 secs=$(($(date +%s) - start))
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
 	echo "# twag-bench: latest results"
 	echo
 	echo "Date: $(date -u +%Y-%m-%d) (UTC). Command: \`twag-bench${*:+ $*}\`" \
 		"(the \`make bench\` default), wall time ${secs} s."
 	echo "Commit, machine and CPU paths are on the first line of the table below."
-	echo "Column meanings and method: [README.md](README.md)."
+	echo "Machine load (1/5/15-min load average) before the run: ${load_before};" \
+		"after: ${load_after}. ops/CPU-s (and the ratios, which use it) stay"
+	echo "honest under load; ops/s and latencies do not."
+	echo "Column meanings and method: [README.md](README.md)." \
+		"Charts: [results.svg](results.svg) (and results-dataplane.svg when data-plane rows ran)."
 	echo
 	cat "$out"
 	echo

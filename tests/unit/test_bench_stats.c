@@ -278,8 +278,140 @@ static void test_fmt(void)
 	CHECK(strcmp(b, "0") == 0);
 }
 
+static void test_sizes(void)
+{
+	unsigned v[8];
+
+	/* --sizes expansion: the list, in order, 0-terminated */
+	CHECK(bench_parse_sizes("1500,4096", v, 4) == 2);
+	CHECK(v[0] == 1500 && v[1] == 4096 && v[2] == 0);
+	CHECK(bench_parse_sizes("128", v, 4) == 1 && v[0] == 128 && v[1] == 0);
+	CHECK(bench_parse_sizes("1,1048576", v, 4) == 2 && v[1] == 1048576);
+	/* room for at most max - 1 sizes and the 0 */
+	CHECK(bench_parse_sizes("1,2,3", v, 4) == 3);
+	CHECK_ERR(bench_parse_sizes("1,2,3,4", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("0", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("1048577", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("1500,", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes(",1500", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("15x0", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes("-5", v, 4), -1);
+	CHECK_ERR(bench_parse_sizes(" 5", v, 4), -1);
+}
+
+static void test_match_size(void)
+{
+	static const unsigned sweep[] = {128, 1500, 32768, 0};
+
+	/* a swept reference: the row at the same size, and only that one */
+	CHECK(bench_match_size(sweep, 1500) == 1500);
+	CHECK(bench_match_size(sweep, 128) == 128);
+	CHECK(bench_match_size(sweep, 32768) == 32768);
+	CHECK(bench_match_size(sweep, 1024) == BENCH_NO_MATCH);
+	CHECK(bench_match_size(sweep, 0) == BENCH_NO_MATCH);
+	/* an op reference (not swept) has one row, size 0 */
+	CHECK(bench_match_size(NULL, 0) == 0);
+	CHECK(bench_match_size(NULL, 1500) == 0);
+	static const unsigned empty[] = {0};
+	CHECK(bench_match_size(empty, 1500) == BENCH_NO_MATCH);
+}
+
+static void test_service_demand(void)
+{
+	static struct bench_result r, a, b;
+	struct bench_summary s;
+
+	/* 1,000,000 packets of 1024 bytes in 2 s wall, 0.5 s CPU:
+	 * 500k pkt/s = 512 MB/s = 4.096 Gbit/s; 1,000,000 KB moved with
+	 * 500,000 µs of CPU = 0.5 µs per KB. */
+	bench_result_init(&r, "x@1024");
+	r.ops = 1000000;
+	r.size = 1024;
+	r.wall_ns = 2000000000;
+	r.busy_ns = 2000000000;
+	r.cpu_ns = 500000000;
+	r.threads = 1;
+	bench_summarize(&r, &s);
+	CHECK(s.bytes_per_op == 1024);
+	CHECK(s.ops_per_s == 500000.0);
+	CHECK(s.mbyte_per_s > 511.99 && s.mbyte_per_s < 512.01);
+	CHECK(s.gbit_per_s > 4.0959 && s.gbit_per_s < 4.0961);
+	CHECK(s.us_cpu_per_kb > 0.49999 && s.us_cpu_per_kb < 0.50001);
+	/* 1500-byte packets: KB is 1024 bytes of payload, not 1000 */
+	r.size = 1500;
+	bench_summarize(&r, &s);
+	CHECK(s.us_cpu_per_kb > 0.341333 && s.us_cpu_per_kb < 0.341334); /* 0.5e6 / (1.5e9/1024) */
+	/* an op row has no data-plane figures */
+	r.size = 0;
+	bench_summarize(&r, &s);
+	CHECK(s.bytes_per_op == 0 && s.gbit_per_s == 0 && s.us_cpu_per_kb == 0);
+	/* no ops: no division by zero */
+	bench_result_init(&r, "y@64");
+	r.size = 64;
+	bench_summarize(&r, &s);
+	CHECK(s.us_cpu_per_kb == 0 && s.gbit_per_s == 0);
+
+	/* threads/instances of a size-swept row keep its size and the
+	 * reason an unavailable row gives */
+	bench_result_init(&a, "z@512");
+	bench_result_init(&b, "z@512");
+	b.size = 512;
+	b.flags = BENCH_F_UNAVAILABLE;
+	snprintf(b.why, sizeof(b.why), "kernel AF_ALG: not available");
+	bench_result_merge(&a, &b);
+	CHECK(a.size == 512 && (a.flags & BENCH_F_UNAVAILABLE));
+	CHECK(strcmp(a.why, "kernel AF_ALG: not available") == 0);
+}
+
+static char *read_all(FILE *f)
+{
+	static char buf[4096];
+	size_t n;
+
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	return buf;
+}
+
+static void test_plot_data(void)
+{
+	FILE *f = tmpfile();
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct bench_plot_bar bars[2] = {{"milenage vs osmo", 2.5e7, 1.0e6},
+					 {"bad\"name", 10, 0.5}};
+	CHECK(bench_plot_bars(f, bars, 2) == 2);
+	CHECK(strcmp(read_all(f), "# label ours_ops_per_cpu_s ref_ops_per_cpu_s\n"
+			       "\"milenage vs osmo\" 2.5e+07 1e+06\n"
+			       "\"bad'name\" 10 0.5\n") == 0);
+	fclose(f);
+
+	/* per-size points of two series, interleaved as the plan runs them
+	 * (twag@128, ref@128, twag@256, ...): one block per series */
+	f = tmpfile();
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	struct bench_plot_point pts[5] = {
+		{"ccmp", 128, 0.5}, {"ccmp.evp", 128, 1.25}, {"ccmp", 256, 0.25},
+		{"ccmp.evp", 256, 0.75}, {"ccmp", 1500, 0.125},
+	};
+	CHECK(bench_plot_lines(f, pts, 5) == 2);
+	CHECK(strcmp(read_all(f), "# \"ccmp\"\n128 0.5\n256 0.25\n1500 0.125\n"
+			       "\n\n# \"ccmp.evp\"\n128 1.25\n256 0.75\n") == 0);
+	fclose(f);
+}
+
 void test_main(void)
 {
+	test_sizes();
+	test_match_size();
+	test_service_demand();
+	test_plot_data();
 	test_percentile();
 	test_reservoir();
 	test_claim_single();

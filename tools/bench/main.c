@@ -46,6 +46,14 @@ void bench_register(const struct bench_scenario *s)
 		fprintf(stderr, "twag-bench: too many scenarios, %s dropped\n", s->name);
 }
 
+static size_t reg_index(const struct bench_scenario *s)
+{
+	for (size_t i = 0; i < g_nreg; i++)
+		if (g_reg[i] == s)
+			return i;
+	return g_nreg;
+}
+
 static const struct bench_scenario *find_scenario(const char *name, size_t len)
 {
 	for (size_t i = 0; i < g_nreg; i++)
@@ -73,11 +81,30 @@ void bench_fill(uint64_t *state, void *buf, size_t len)
 	}
 }
 
+int bench_unavailable(const struct bench_thread *t, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->why) {
+		va_start(ap, fmt);
+		vsnprintf(t->why, BENCH_WHY_MAX, fmt, ap);
+		va_end(ap);
+	}
+	return BENCH_UNAVAILABLE;
+}
+
+const unsigned bench_default_sizes[] = {
+	128, 256, 512, 1024, 1500, 4096, 8192, 16384, 32768, 0,
+};
+
 /* ---- options and plan ---- */
 
 struct opts {
 	double time_s;
 	double warmup_s;
+	double size_time_s; /* size-swept rows; < 0: time_s / 10 */
+	unsigned sizes[BENCH_MAX_SIZES + 1]; /* --sizes; sizes[0] == 0: none */
+	const char *plot;
 	uint64_t requests;
 	unsigned instances;
 	unsigned checks;
@@ -88,11 +115,15 @@ struct opts {
 };
 
 static struct opts g_opt = {
-	.time_s = 1.0, .warmup_s = 0.2, .instances = 1, .checks = 64,
+	.time_s = 1.0, .warmup_s = 0.2, .size_time_s = -1, .instances = 1, .checks = 64,
 };
 
 struct entry {
 	const struct bench_scenario *sc;
+	char name[BENCH_NAME_MAX]; /* sc->name, or "name@SIZE" */
+	unsigned size;             /* size-swept rows: payload bytes; else 0 */
+	size_t order;              /* sort key: group, family, size, twag first */
+	void *shared_obj;          /* keys=shared: the one shared object */
 	unsigned threads;
 	bool shared_keys;
 	bool ran;
@@ -101,20 +132,65 @@ struct entry {
 	struct bench_summary sum;
 };
 
-static struct entry *g_plan[BENCH_MAX_SCENARIOS];
+static struct entry *g_plan[BENCH_MAX_SCENARIOS * 4];
 static size_t g_nplan;
 
-static struct entry *plan_find(const struct bench_scenario *s)
+static struct entry *plan_find(const struct bench_scenario *s, unsigned size)
 {
 	for (size_t i = 0; i < g_nplan; i++)
-		if (g_plan[i]->sc == s)
+		if (g_plan[i]->sc == s && g_plan[i]->size == size)
 			return g_plan[i];
 	return NULL;
 }
 
-static struct entry *plan_add(const struct bench_scenario *s, const struct bench_sel *sel)
+/* The sizes a scenario runs at (0-terminated), or NULL if not swept. */
+static const unsigned *eff_sizes(const struct bench_scenario *s)
 {
-	struct entry *e = plan_find(s);
+	if (!s->sizes)
+		return NULL;
+	return g_opt.sizes[0] ? g_opt.sizes : s->sizes;
+}
+
+/*
+ * Rows are reported (and run) by group in a fixed order: AES, Milenage,
+ * TUAK, COMP128, KDFs, SUCI, key wrap, anything else, then size-swept
+ * (data-plane) rows. Within a group, by registration order of the twag
+ * scenario a row belongs to ("family": the one that pulled a reference
+ * in), then size, then the twag row before its references.
+ */
+static const char *const g_groups[] = {
+	"aes", "aes-*", "milenage", "milenage-op", "milenage-batch*", "milenage-eopc*",
+	"milenage-*", "tuak*", "comp128*", "kdf*", "aka-prime*", "aka*", "sim*", "5g*",
+	"suci*", "keywrap*",
+};
+enum { NGROUPS = sizeof(g_groups) / sizeof(g_groups[0]) };
+
+static size_t group_rank(const struct bench_scenario *s)
+{
+	char base[BENCH_NAME_MAX];
+
+	if (s->sizes)
+		return NGROUPS + 1;
+	/* a reference "x.evp" sorts with x */
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(s->name, "."), s->name);
+	for (size_t i = 0; i < NGROUPS; i++)
+		if (fnmatch(g_groups[i], base, 0) == 0)
+			return i;
+	return NGROUPS;
+}
+
+static size_t order_key(const struct bench_scenario *family, const struct bench_scenario *s,
+			unsigned size)
+{
+	/* group (5 bits) | family (8) | size (21) | twag? (1) | own index (8) */
+	return (size_t)group_rank(family) << 38 | (size_t)reg_index(family) << 30 |
+	       (size_t)size << 9 | (size_t)!is_twag(s) << 8 | reg_index(s);
+}
+
+static struct entry *plan_add_one(const struct bench_scenario *s, const struct bench_sel *sel,
+				  const struct bench_scenario *family, unsigned size)
+{
+	struct entry *e = plan_find(s, size);
 
 	if (e) {
 		if (sel) { /* an explicit selection wins over an implied one */
@@ -123,17 +199,49 @@ static struct entry *plan_add(const struct bench_scenario *s, const struct bench
 		}
 		return e;
 	}
+	if (g_nplan == BENCH_MAX_SCENARIOS * 4) {
+		fprintf(stderr, "twag-bench: too many rows, %s@%u dropped\n", s->name, size);
+		return NULL;
+	}
 	e = calloc(1, sizeof(*e));
 	if (!e) {
 		perror("twag-bench");
 		exit(2);
 	}
 	e->sc = s;
+	e->size = size;
+	if (size)
+		snprintf(e->name, sizeof(e->name), "%s@%u", s->name, size);
+	else
+		snprintf(e->name, sizeof(e->name), "%s", s->name);
+	e->order = order_key(family, s, size);
 	e->threads = sel ? sel->threads : 1;
 	e->shared_keys = sel ? sel->shared_keys : false;
-	bench_result_init(&e->res, s->name);
+	bench_result_init(&e->res, e->name);
 	g_plan[g_nplan++] = e;
 	return e;
+}
+
+/* One row, or one per size of a size-swept scenario. */
+static void plan_add(const struct bench_scenario *s, const struct bench_sel *sel,
+		     const struct bench_scenario *family)
+{
+	const unsigned *sz = eff_sizes(s);
+
+	if (!sz) {
+		plan_add_one(s, sel, family, 0);
+		return;
+	}
+	for (; *sz; sz++)
+		plan_add_one(s, sel, family, *sz);
+}
+
+static bool plan_has(const struct bench_scenario *s)
+{
+	for (size_t i = 0; i < g_nplan; i++)
+		if (g_plan[i]->sc == s)
+			return true;
+	return false;
 }
 
 /* Adds the references a twag scenario names, with its thread count. */
@@ -147,11 +255,19 @@ static void plan_add_refs(const struct bench_scenario *s, const struct bench_sel
 		if (!r)
 			fprintf(stderr, "twag-bench: %s names unknown reference %.*s\n",
 				s->name, (int)len, p);
-		else if (!plan_find(r))
-			plan_add(r, sel)->shared_keys = sel ? sel->shared_keys : false;
+		else if (!plan_has(r))
+			plan_add(r, sel, s);
 		p += len;
 		p += strspn(p, " ");
 	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = *(const struct entry *const *)a;
+	const struct entry *y = *(const struct entry *const *)b;
+
+	return (x->order > y->order) - (x->order < y->order);
 }
 
 static int build_plan(int nsel, char **sels)
@@ -169,7 +285,7 @@ static int build_plan(int nsel, char **sels)
 			if (fnmatch(sel.pattern, g_reg[j]->name, 0) != 0)
 				continue;
 			any = true;
-			plan_add(g_reg[j], &sel);
+			plan_add(g_reg[j], &sel, g_reg[j]);
 			if (is_twag(g_reg[j]) && !g_opt.no_refs)
 				plan_add_refs(g_reg[j], &sel);
 		}
@@ -183,11 +299,12 @@ static int build_plan(int nsel, char **sels)
 		for (size_t j = 0; j < g_nreg; j++) {
 			if (!is_twag(g_reg[j]))
 				continue;
-			plan_add(g_reg[j], NULL);
+			plan_add(g_reg[j], NULL, g_reg[j]);
 			if (!g_opt.no_refs)
 				plan_add_refs(g_reg[j], NULL);
 		}
 	}
+	qsort(g_plan, g_nplan, sizeof(g_plan[0]), cmp_entry);
 	return 0;
 }
 
@@ -247,32 +364,97 @@ struct worker {
 static pthread_barrier_t g_bar_setup, g_bar_start;
 static atomic_uint g_done;
 
+/* Private keys: every thread (and instance) its own; shared: one set. */
+static uint64_t thread_seed(bool shared, unsigned instance, unsigned idx)
+{
+	uint64_t seed = 0x7477616762656e63ull; /* "twagbenc" */
+
+	if (!shared)
+		seed += (uint64_t)(instance * 1024u + idx + 1) * 0x9e3779b97f4a7c15ull;
+	return seed;
+}
+
+/* Measured time and warm-up of a row: size-swept rows get a tenth. */
+static double row_time(const struct entry *e)
+{
+	if (!e->size)
+		return g_opt.time_s;
+	return g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10;
+}
+
+static double row_warmup(const struct entry *e)
+{
+	return e->size ? g_opt.warmup_s / 4 : g_opt.warmup_s;
+}
+
+/* Builds a scenario's shared object into a new block (NULL on failure). */
+static void *shared_new(const struct bench_scenario *sc, const struct bench_thread *t)
+{
+	void *obj = calloc(1, sc->shared_size ? sc->shared_size : 1);
+
+	if (obj && sc->shared_setup(obj, t) != 0) {
+		free(obj);
+		obj = NULL;
+	}
+	return obj;
+}
+
+static void shared_free(const struct bench_scenario *sc, void *obj)
+{
+	if (obj && sc->shared_teardown)
+		sc->shared_teardown(obj);
+	free(obj);
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const struct bench_scenario *sc = w->e->sc;
+	const struct entry *e = w->e;
+	const struct bench_scenario *sc = e->sc;
 	struct bench_result *r = &w->res;
 	void *st = calloc(1, sc->state_size ? sc->state_size : 1);
+	void *own = NULL; /* keys=private: this thread's shared object */
 	struct bench_thread t = {
 		.thread = w->idx,
-		.nthreads = w->e->threads,
+		.nthreads = e->threads,
 		.instance = w->instance,
-		.shared_keys = w->e->shared_keys,
+		.shared_keys = e->shared_keys,
+		.size = e->size,
+		.why = r->why,
 	};
 	uint64_t b = sc->granule ? sc->granule : 1;
 	int rc = -1;
+	bool called_setup = false;
 
-	/* Private keys: every thread (and instance) its own; shared: one set. */
-	t.seed = 0x7477616762656e63ull; /* "twagbenc" */
-	if (!t.shared_keys)
-		t.seed += (uint64_t)(w->instance * 1024u + w->idx + 1) * 0x9e3779b97f4a7c15ull;
+	t.seed = thread_seed(t.shared_keys, w->instance, w->idx);
 	bench_reservoir_init(&w->lat, t.seed | 1);
 	r->threads = 1;
-	if (st)
-		rc = sc->setup(st, &t);
-	if (rc != 0) {
+	r->size = e->size;
+	if (e->res.flags & BENCH_F_UNAVAILABLE) {
+		/* Found out by the cross-check: nothing to set up. */
+		rc = BENCH_UNAVAILABLE;
+		memcpy(r->why, e->res.why, sizeof(r->why));
+	} else if (st) {
+		rc = 0;
+		if (sc->shared_setup) {
+			if (e->shared_keys) {
+				t.shared = e->shared_obj;
+			} else {
+				t.shared = own = shared_new(sc, &t);
+			}
+			if (!t.shared)
+				rc = -1;
+		}
+		if (rc == 0) {
+			rc = sc->setup(st, &t);
+			called_setup = true;
+		}
+	}
+	if (rc == BENCH_UNAVAILABLE) {
+		r->flags |= BENCH_F_UNAVAILABLE;
+	} else if (rc != 0) {
 		r->flags |= BENCH_F_SETUP_FAILED;
-		fprintf(stderr, "twag-bench: %s: setup failed (%d)\n", sc->name, rc);
+		fprintf(stderr, "twag-bench: %s: setup failed (%d)\n", e->name, rc);
 	}
 	pthread_barrier_wait(&g_bar_setup);
 
@@ -280,13 +462,13 @@ static void *worker_main(void *arg)
 	 * initialisation; and the batch size grows until a batch lasts
 	 * BATCH_TARGET_NS. */
 	if (rc == 0) {
-		uint64_t t0 = now_ns(), warm = (uint64_t)(g_opt.warmup_s * 1e9);
+		uint64_t t0 = now_ns(), warm = (uint64_t)(row_warmup(e) * 1e9);
 		for (;;) {
 			uint64_t a = now_ns();
 			if (sc->run(st, b) != 0) {
 				r->errors++;
 				rc = -1;
-				fprintf(stderr, "twag-bench: %s: run failed in warm-up\n", sc->name);
+				fprintf(stderr, "twag-bench: %s: run failed in warm-up\n", e->name);
 				break;
 			}
 			uint64_t z = now_ns();
@@ -300,7 +482,7 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(&g_bar_start);
 
 	if (rc == 0) {
-		uint64_t dur = (uint64_t)(g_opt.time_s * 1e9);
+		uint64_t dur = (uint64_t)(row_time(e) * 1e9);
 		uint64_t cpu0 = thread_cpu_ns();
 		uint64_t h0 = bench_heap_bytes(), a0 = bench_heap_allocs();
 		uint64_t start = now_ns(), last = start;
@@ -339,9 +521,10 @@ static void *worker_main(void *arg)
 		r->heap_allocs = bench_heap_allocs() - a0;
 		bench_result_from_thread(r, &w->lat);
 	}
-	if (st && sc->teardown)
+	if (called_setup && sc->teardown)
 		sc->teardown(st);
 	free(st);
+	shared_free(sc, own);
 	atomic_fetch_add(&g_done, 1);
 	return NULL;
 }
@@ -373,12 +556,26 @@ static void run_group(struct entry **es, size_t ne, unsigned instance, size_t po
 	pthread_sigmask(SIG_BLOCK, &set, &old);
 	unsigned k = 0;
 	for (size_t i = 0; i < ne; i++) {
+		const struct bench_scenario *sc = es[i]->sc;
 		atomic_store(&es[i]->issued, 0);
+		/* keys=shared with a shared object: ONE object, built here,
+		 * read by every thread of this process. */
+		es[i]->shared_obj = NULL;
+		if (sc->shared_setup && es[i]->shared_keys &&
+		    !(es[i]->res.flags & BENCH_F_UNAVAILABLE)) {
+			char why[BENCH_WHY_MAX] = "";
+			struct bench_thread t = {
+				.nthreads = es[i]->threads, .instance = instance,
+				.shared_keys = true, .size = es[i]->size, .why = why,
+				.seed = thread_seed(true, instance, 0),
+			};
+			es[i]->shared_obj = shared_new(sc, &t);
+		}
 		for (unsigned j = 0; j < es[i]->threads; j++, k++) {
 			w[k].e = es[i];
 			w[k].idx = j;
 			w[k].instance = instance;
-			bench_result_init(&w[k].res, es[i]->sc->name);
+			bench_result_init(&w[k].res, es[i]->name);
 			if (pthread_create(&w[k].tid, NULL, worker_main, &w[k]) != 0) {
 				perror("twag-bench: pthread_create");
 				exit(2);
@@ -391,7 +588,7 @@ static void run_group(struct entry **es, size_t ne, unsigned instance, size_t po
 	bool tty = isatty(2) && !g_opt.quiet;
 	uint64_t t0 = now_ns();
 	char label[160];
-	snprintf(label, sizeof(label), "[%zu/%zu] %s%s", pos + 1, total, es[0]->sc->name,
+	snprintf(label, sizeof(label), "[%zu/%zu] %s%s", pos + 1, total, es[0]->name,
 		 ne > 1 ? " +" : "");
 	if (!g_opt.quiet && !tty && instance == 0)
 		fprintf(stderr, "twag-bench: %s\n", label);
@@ -415,12 +612,17 @@ static void run_group(struct entry **es, size_t ne, unsigned instance, size_t po
 	for (size_t i = 0; i < ne; i++) {
 		struct bench_result *r = &es[i]->res;
 		uint32_t flags = r->flags; /* from the cross-checks */
-		bench_result_init(r, es[i]->sc->name);
+		char why[BENCH_WHY_MAX];
+		memcpy(why, r->why, sizeof(why));
+		bench_result_init(r, es[i]->name);
 		r->flags = flags;
+		memcpy(r->why, why, sizeof(why));
 		for (unsigned j = 0; j < es[i]->threads; j++, k++) {
 			pthread_join(w[k].tid, NULL);
 			bench_result_merge(r, &w[k].res);
 		}
+		shared_free(es[i]->sc, es[i]->shared_obj);
+		es[i]->shared_obj = NULL;
 		r->instances = 1;
 		es[i]->ran = true;
 	}
@@ -437,59 +639,115 @@ static void hexdump(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%02x", p[i]);
 }
 
-/* Returns true if a and b agree on g_opt.checks random inputs. */
-static bool cross_check(const struct bench_scenario *a, const struct bench_scenario *b)
+/* Marks every row of s unavailable, with the reason. */
+static void mark_unavailable(const struct bench_scenario *s, const char *why)
 {
+	for (size_t i = 0; i < g_nplan; i++) {
+		if (g_plan[i]->sc != s)
+			continue;
+		g_plan[i]->res.flags |= BENCH_F_UNAVAILABLE;
+		snprintf(g_plan[i]->res.why, sizeof(g_plan[i]->res.why), "%s", why);
+	}
+}
+
+enum check { CHECK_SAME, CHECK_DIFFER, CHECK_UNAVAILABLE };
+
+/* Sets up one side of a cross-check (with its own shared object). */
+static int check_setup(const struct bench_scenario *s, void *st, void **obj,
+		       struct bench_thread *t, bool *called)
+{
+	*obj = NULL;
+	t->shared = NULL;
+	if (s->shared_setup) {
+		*obj = shared_new(s, t);
+		if (!*obj)
+			return -1;
+		t->shared = *obj;
+	}
+	*called = true;
+	return s->setup(st, t);
+}
+
+/* Do a and b agree on g_opt.checks random inputs at this size? */
+static enum check cross_check(const struct bench_scenario *a, const struct bench_scenario *b,
+			      unsigned size)
+{
+	size_t room = BENCH_OUT_MAX + size;
 	void *sa = calloc(1, a->state_size ? a->state_size : 1);
 	void *sb = calloc(1, b->state_size ? b->state_size : 1);
-	struct bench_thread t = {.nthreads = 1, .seed = 0x636865636bull};
+	uint8_t *oa = malloc(room), *ob = malloc(room);
+	void *obja = NULL, *objb = NULL;
+	char why[BENCH_WHY_MAX] = "";
+	struct bench_thread t = {.nthreads = 1, .seed = 0x636865636bull, .size = size,
+				 .why = why};
 	uint64_t rs = 0x5eed;
-	bool ok = false;
+	enum check res = CHECK_DIFFER;
 	int rca = -1, rcb = -1;
+	bool called_a = false, called_b = false;
+	char an[BENCH_NAME_MAX + 12], bn[BENCH_NAME_MAX + 12];
 
-	if (!sa || !sb)
+	snprintf(an, sizeof(an), size ? "%s@%u" : "%s", a->name, size);
+	snprintf(bn, sizeof(bn), size ? "%s@%u" : "%s", b->name, size);
+	if (!sa || !sb || !oa || !ob)
 		goto out;
-	rca = a->setup(sa, &t);
-	rcb = b->setup(sb, &t);
-	if (rca || rcb) {
-		fprintf(stderr, "twag-bench: CROSS-CHECK %s vs %s: setup failed (%d, %d)\n",
-			a->name, b->name, rca, rcb);
+	rca = check_setup(a, sa, &obja, &t, &called_a);
+	if (rca == BENCH_UNAVAILABLE) {
+		mark_unavailable(a, why);
+		res = CHECK_UNAVAILABLE;
 		goto out;
 	}
-	ok = true;
-	for (unsigned i = 0; i < g_opt.checks && ok; i++) {
-		uint8_t in[BENCH_IN_LEN], oa[BENCH_OUT_MAX], ob[BENCH_OUT_MAX];
-		size_t la = sizeof(oa), lb = sizeof(ob);
+	rcb = check_setup(b, sb, &objb, &t, &called_b);
+	if (rcb == BENCH_UNAVAILABLE) {
+		mark_unavailable(b, why);
+		res = CHECK_UNAVAILABLE;
+		goto out;
+	}
+	if (rca || rcb) {
+		fprintf(stderr, "twag-bench: CROSS-CHECK %s vs %s: setup failed (%d, %d)\n",
+			an, bn, rca, rcb);
+		goto out;
+	}
+	res = CHECK_SAME;
+	for (unsigned i = 0; i < g_opt.checks && res == CHECK_SAME; i++) {
+		uint8_t in[BENCH_IN_LEN];
+		size_t la = room, lb = room;
 		bench_fill(&rs, in, sizeof(in));
 		int ea = a->once(sa, in, oa, &la);
 		int eb = b->once(sb, in, ob, &lb);
-		if (ea || eb || la != lb || memcmp(oa, ob, la) != 0) {
+		if (ea || eb || la != lb || la > room || memcmp(oa, ob, la) != 0) {
 			fprintf(stderr, "twag-bench: CROSS-CHECK FAILED: %s and %s differ on "
-				"check %u (status %d/%d)\n  input: ", a->name, b->name, i, ea, eb);
+				"check %u (status %d/%d)\n  input: ", an, bn, i, ea, eb);
 			hexdump(stderr, in, sizeof(in));
-			fprintf(stderr, "\n  %-14s ", a->name);
-			hexdump(stderr, oa, ea ? 0 : la);
-			fprintf(stderr, "\n  %-14s ", b->name);
-			hexdump(stderr, ob, eb ? 0 : lb);
+			fprintf(stderr, "\n  %-14s ", an);
+			hexdump(stderr, oa, ea || la > room ? 0 : la);
+			fprintf(stderr, "\n  %-14s ", bn);
+			hexdump(stderr, ob, eb || lb > room ? 0 : lb);
 			fprintf(stderr, "\n");
-			ok = false;
+			res = CHECK_DIFFER;
 		}
 	}
 out:
-	if (sa && rca == 0 && a->teardown)
+	if (called_a && a->teardown)
 		a->teardown(sa);
-	if (sb && rcb == 0 && b->teardown)
+	if (called_b && b->teardown)
 		b->teardown(sb);
+	shared_free(a, obja);
+	shared_free(b, objb);
 	free(sa);
 	free(sb);
-	return ok;
+	free(oa);
+	free(ob);
+	return res;
 }
 
-/* Checks every (twag, reference) pair with a side in the plan; marks the
- * reference rows that disagree. Returns the number of failures. */
+/* Checks every (twag, reference) pair with a side in the plan, at every
+ * size of the sweep; marks the rows that disagree (every size of both
+ * scenarios: one wrong size makes the whole sweep suspect) and the rows
+ * that are unavailable. Returns the number of failures. */
 static int run_cross_checks(void)
 {
 	int failed = 0, done = 0;
+	static const unsigned no_sizes[] = {0, 0};
 
 	for (size_t i = 0; i < g_nreg; i++) {
 		const struct bench_scenario *s = g_reg[i];
@@ -499,29 +757,39 @@ static int run_cross_checks(void)
 		while (p && *p) {
 			size_t len = strcspn(p, " ");
 			const struct bench_scenario *r = find_scenario(p, len);
-			struct entry *es = plan_find(s), *er = r ? plan_find(r) : NULL;
+			bool hs = plan_has(s), hr = r && plan_has(r);
 			p += len;
 			p += strspn(p, " ");
-			if (!r || (!es && !er))
+			if (!r || (!hs && !hr))
 				continue;
 			if (r->cost_only || !r->once) {
-				if (er)
-					er->res.flags |= BENCH_F_NO_CHECK;
+				for (size_t k = 0; k < g_nplan; k++)
+					if (g_plan[k]->sc == r)
+						g_plan[k]->res.flags |= BENCH_F_NO_CHECK;
 				continue;
 			}
-			done++;
-			if (!cross_check(s, r)) {
+			const unsigned *sz = eff_sizes(s);
+			if (!sz)
+				sz = no_sizes;
+			/* every size of a sweep; {0} for an op scenario */
+			do {
+				enum check c = cross_check(s, r, *sz);
+				if (c == CHECK_UNAVAILABLE)
+					break;
+				done++;
+				if (c == CHECK_SAME)
+					continue;
 				failed++;
-				if (er)
-					er->res.flags |= BENCH_F_MISMATCH;
-				if (es)
-					es->res.flags |= BENCH_F_MISMATCH;
-			}
+				for (size_t k = 0; k < g_nplan; k++)
+					if (g_plan[k]->sc == r || g_plan[k]->sc == s)
+						g_plan[k]->res.flags |= BENCH_F_MISMATCH;
+				break;
+			} while (*++sz);
 		}
 	}
 	if (!g_opt.quiet)
-		fprintf(stderr, "twag-bench: cross-checks: %d pairs x %u random inputs, %d failed\n",
-			done, g_opt.checks, failed);
+		fprintf(stderr, "twag-bench: cross-checks: %d pairs (x sizes) x %u random "
+			"inputs, %d failed\n", done, g_opt.checks, failed);
 	return failed;
 }
 
@@ -638,22 +906,51 @@ static void fmt_ratio(char *buf, size_t len, double r)
 		snprintf(buf, len, "%.1fx", r);
 }
 
-/* The ratio cell: for a twag row, one ratio per reference; for a reference
- * row, the ratio of the first twag row that names it. */
+/* The row of reference r that matches e: the same size if r is swept. */
+static const struct entry *ref_entry(const struct bench_scenario *r, const struct entry *e)
+{
+	unsigned size = bench_match_size(eff_sizes(r), e->size);
+
+	return size == BENCH_NO_MATCH ? NULL : plan_find(r, size);
+}
+
+/* Does twag scenario o name scenario s among its references? */
+static bool names_ref(const struct bench_scenario *o, const struct bench_scenario *s)
+{
+	const char *p = o->refs;
+	size_t len = strlen(s->name);
+
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+		if (n == len && memcmp(p, s->name, n) == 0)
+			return true;
+		p += n;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+/* The ratio cell: for a twag row, one ratio per reference (at the same
+ * size); for a reference row, the ratio of the first twag row that names
+ * it (at the same size). */
 static void ratio_cell(char *buf, size_t len, const struct entry *e, char sep)
 {
 	size_t used = 0;
 
 	buf[0] = 0;
+	if (e->res.flags & BENCH_F_UNAVAILABLE) {
+		snprintf(buf, len, "-");
+		return;
+	}
 	if (is_twag(e->sc)) {
 		const char *p = e->sc->refs;
 		while (p && *p) {
 			size_t n = strcspn(p, " ");
 			const struct bench_scenario *r = find_scenario(p, n);
-			const struct entry *er = r ? plan_find(r) : NULL;
+			const struct entry *er = r ? ref_entry(r, e) : NULL;
 			p += n;
 			p += strspn(p, " ");
-			if (!er || !er->ran)
+			if (!er || !er->ran || (er->res.flags & BENCH_F_UNAVAILABLE))
 				continue;
 			char rb[32];
 			fmt_ratio(rb, sizeof(rb), ratio(e, er));
@@ -676,23 +973,15 @@ static void ratio_cell(char *buf, size_t len, const struct entry *e, char sep)
 	}
 	for (size_t i = 0; i < g_nplan; i++) {
 		const struct entry *o = g_plan[i];
-		if (!is_twag(o->sc) || !o->sc->refs)
+		if (!is_twag(o->sc) || !names_ref(o->sc, e->sc) || ref_entry(e->sc, o) != e)
 			continue;
-		const char *p = o->sc->refs;
-		while (*p) {
-			size_t n = strcspn(p, " ");
-			if (n == strlen(e->sc->name) && memcmp(p, e->sc->name, n) == 0) {
-				char rb[32];
-				fmt_ratio(rb, sizeof(rb), ratio(o, e));
-				if (e->res.flags & BENCH_F_MISMATCH)
-					snprintf(buf, len, "MISMATCH");
-				else
-					snprintf(buf, len, "%s%s", rb, e->sc->cost_only ? " (cost)" : "");
-				return;
-			}
-			p += n;
-			p += strspn(p, " ");
-		}
+		char rb[32];
+		fmt_ratio(rb, sizeof(rb), ratio(o, e));
+		if (e->res.flags & BENCH_F_MISMATCH)
+			snprintf(buf, len, "MISMATCH");
+		else
+			snprintf(buf, len, "%s%s", rb, e->sc->cost_only ? " (cost)" : "");
+		return;
 	}
 	snprintf(buf, len, "-");
 }
@@ -701,6 +990,10 @@ static void note_cell(char *buf, size_t len, const struct entry *e)
 {
 	const struct bench_result *r = &e->res;
 
+	if (r->flags & BENCH_F_UNAVAILABLE) {
+		snprintf(buf, len, "%s", r->why[0] ? r->why : "not available here");
+		return;
+	}
 	snprintf(buf, len, "%s%s%s%s%s%s", e->sc->what ? e->sc->what : "",
 		 r->flags & BENCH_F_MISMATCH ? " **OUTPUT MISMATCH: not comparable**" : "",
 		 r->flags & BENCH_F_NO_CHECK ? " (cost reference, not the same function)" : "",
@@ -709,39 +1002,91 @@ static void note_cell(char *buf, size_t len, const struct entry *e)
 		 r->errors ? " **RUN ERRORS**" : "");
 }
 
+/*
+ * Rows printed: every row that ran, except that an unavailable scenario
+ * gets one row (its first), named without a size, saying why.
+ */
+static bool row_shown(size_t i)
+{
+	const struct entry *e = g_plan[i];
+
+	if (!e->ran)
+		return false;
+	if (!(e->res.flags & BENCH_F_UNAVAILABLE))
+		return true;
+	for (size_t j = 0; j < i; j++)
+		if (g_plan[j]->sc == e->sc && g_plan[j]->ran &&
+		    (g_plan[j]->res.flags & BENCH_F_UNAVAILABLE))
+			return false;
+	return true;
+}
+
+static const char *row_name(const struct entry *e)
+{
+	return e->res.flags & BENCH_F_UNAVAILABLE ? e->sc->name : e->name;
+}
+
 /* The machine line and the run line; pre starts each line ("# " in CSV). */
 static void print_settings(FILE *f, const struct machine *m, const char *pre, const char *gap)
 {
-	char mode[160];
+	char mode[200];
+	double st = g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10;
 
 	if (g_opt.requests)
-		snprintf(mode, sizeof(mode), "--requests %llu per scenario",
+		snprintf(mode, sizeof(mode), "--requests %llu per row",
 			 (unsigned long long)g_opt.requests);
 	else
-		snprintf(mode, sizeof(mode), "--time %.3g s per scenario", g_opt.time_s);
+		snprintf(mode, sizeof(mode), "--time %.3g s per row (size-swept rows %.3g s)",
+			 g_opt.time_s, st);
 	fprintf(f, "%smachine: %s, %.2f GHz measured (dependent adds), %ld cores, "
 		"compiler %s, commit %s, twag paths: %s (%s)\n",
 		pre, m->cpu, m->ghz, m->cores, __VERSION__, m->commit, m->level, m->features);
-	fprintf(f, "%s%srun: %s, warm-up %.3g s excluded, %s, %u instance%s, heap %s\n", gap,
-		pre, mode, g_opt.warmup_s,
+	fprintf(f, "%s%srun: %s, warm-up %.3g s excluded (size-swept rows %.3g s), %s, "
+		"%u instance%s, heap %s\n", gap, pre, mode, g_opt.warmup_s, g_opt.warmup_s / 4,
 		g_opt.concurrent ? "scenarios concurrently" : "scenarios one after another",
 		g_opt.instances, g_opt.instances == 1 ? "" : "s",
 		bench_heap_counting() ? "counted (malloc hook)" : "not counted (sanitizer build)");
 }
 
+static void heap_cell(char *buf, size_t len, const struct entry *e)
+{
+	if (!bench_heap_counting())
+		snprintf(buf, len, "n/a");
+	else
+		snprintf(buf, len, "%.0f", e->sum.heap_bytes_per_op);
+}
+
 static void print_markdown(FILE *f, const struct machine *m)
 {
+	bool any_op = false, any_sized = false;
+
 	print_settings(f, m, "", "\n");
-	fprintf(f, "\n| scenario | impl | thr | ops | ops/s | ops/s/thr | ops/CPU-s | ns/op "
-		"| median | p99 | max | heap B/op | batch | twag / ref | note |\n");
-	fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
 	for (size_t i = 0; i < g_nplan; i++) {
+		if (!row_shown(i))
+			continue;
+		if (g_plan[i]->sc->sizes)
+			any_sized = true;
+		else
+			any_op = true;
+	}
+	if (any_op) {
+		fprintf(f, "\n| scenario | impl | thr | ops | ops/s | ops/s/thr | ops/CPU-s | ns/op "
+			"| median | p99 | max | heap B/op | batch | twag / ref | note |\n");
+		fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+	}
+	for (size_t i = 0; any_op && i < g_nplan; i++) {
 		const struct entry *e = g_plan[i];
 		const struct bench_summary *s = &e->sum;
 		char ops[24], ps[24], pt[24], pc[24], mean[24], med[24], p99[24], mx[24];
 		char heap[32], rc[256], note[320];
-		if (!e->ran)
+		if (!row_shown(i) || e->sc->sizes)
 			continue;
+		note_cell(note, sizeof(note), e);
+		if (e->res.flags & BENCH_F_UNAVAILABLE) {
+			fprintf(f, "| %s | %s | - | - | - | - | - | - | - | - | - | - | - | - | %s |\n",
+				row_name(e), e->sc->impl, note);
+			continue;
+		}
 		bench_fmt_si(ops, sizeof(ops), (double)e->res.ops);
 		bench_fmt_si(ps, sizeof(ps), s->ops_per_s);
 		bench_fmt_si(pt, sizeof(pt), s->ops_per_s_thread);
@@ -750,15 +1095,44 @@ static void print_markdown(FILE *f, const struct machine *m)
 		fmt_dur(med, sizeof(med), s->median_ns);
 		fmt_dur(p99, sizeof(p99), s->p99_ns);
 		fmt_dur(mx, sizeof(mx), s->max_ns);
-		if (bench_heap_counting())
-			snprintf(heap, sizeof(heap), "%.0f", s->heap_bytes_per_op);
-		else
-			snprintf(heap, sizeof(heap), "n/a");
+		heap_cell(heap, sizeof(heap), e);
 		ratio_cell(rc, sizeof(rc), e, ';');
-		note_cell(note, sizeof(note), e);
 		fprintf(f, "| %s | %s | %u | %s | %s | %s | %s | %s | %s | %s | %s | %s | %u | %s | %s |\n",
-			e->sc->name, e->sc->impl, e->res.threads, ops, ps, pt, pc, mean, med, p99,
+			row_name(e), e->sc->impl, e->res.threads, ops, ps, pt, pc, mean, med, p99,
 			mx, heap, e->res.batch, rc, note);
+	}
+	if (!any_sized)
+		return;
+	fprintf(f, "\n%sData plane: one op = one packet of the given payload size; "
+		"µs CPU/KB is the service demand (CPU µs per 1024 payload bytes); "
+		"twag / ref is at the same size.\n",
+		any_op ? "" : "\n");
+	fprintf(f, "\n| scenario | impl | bytes | thr | pkts | pkts/s | Gbit/s | MB/s "
+		"| µs CPU/KB | pkts/CPU-s | ns/pkt | p99 | heap B/op | batch | twag / ref | note |\n");
+	fprintf(f, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n");
+	for (size_t i = 0; i < g_nplan; i++) {
+		const struct entry *e = g_plan[i];
+		const struct bench_summary *s = &e->sum;
+		char ops[24], ps[24], pc[24], mean[24], p99[24], heap[32], rc[256], note[320];
+		if (!row_shown(i) || !e->sc->sizes)
+			continue;
+		note_cell(note, sizeof(note), e);
+		if (e->res.flags & BENCH_F_UNAVAILABLE) {
+			fprintf(f, "| %s | %s | - | - | - | - | - | - | - | - | - | - | - | - | - "
+				"| %s |\n", row_name(e), e->sc->impl, note);
+			continue;
+		}
+		bench_fmt_si(ops, sizeof(ops), (double)e->res.ops);
+		bench_fmt_si(ps, sizeof(ps), s->ops_per_s);
+		bench_fmt_si(pc, sizeof(pc), s->ops_per_cpu_s);
+		fmt_dur(mean, sizeof(mean), s->ns_per_op);
+		fmt_dur(p99, sizeof(p99), s->p99_ns);
+		heap_cell(heap, sizeof(heap), e);
+		ratio_cell(rc, sizeof(rc), e, ';');
+		fprintf(f, "| %s | %s | %u | %u | %s | %s | %.3f | %.1f | %.4f | %s | %s | %s | %s "
+			"| %u | %s | %s |\n", row_name(e), e->sc->impl, e->size, e->res.threads,
+			ops, ps, s->gbit_per_s, s->mbyte_per_s, s->us_cpu_per_kb, pc, mean, p99,
+			heap, e->res.batch, rc, note);
 	}
 }
 
@@ -789,35 +1163,44 @@ static void print_json(FILE *f, const struct machine *m)
 	json_str(f, m->level);
 	fprintf(f, ", \"cpu_features\": ");
 	json_str(f, m->features);
-	fprintf(f, "},\n  \"settings\": {\"time_s\": %g, \"requests\": %llu, \"warmup_s\": %g, "
-		"\"instances\": %u, \"concurrent\": %s, \"heap_counted\": %s},\n  \"results\": [",
-		g_opt.requests ? 0 : g_opt.time_s, (unsigned long long)g_opt.requests,
-		g_opt.warmup_s, g_opt.instances, g_opt.concurrent ? "true" : "false",
-		bench_heap_counting() ? "true" : "false");
+	fprintf(f, "},\n  \"settings\": {\"time_s\": %g, \"size_time_s\": %g, \"requests\": %llu, "
+		"\"warmup_s\": %g, \"instances\": %u, \"concurrent\": %s, \"heap_counted\": %s},\n"
+		"  \"results\": [",
+		g_opt.requests ? 0 : g_opt.time_s,
+		g_opt.requests ? 0 : g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10,
+		(unsigned long long)g_opt.requests, g_opt.warmup_s, g_opt.instances,
+		g_opt.concurrent ? "true" : "false", bench_heap_counting() ? "true" : "false");
 	bool first = true;
 	for (size_t i = 0; i < g_nplan; i++) {
 		const struct entry *e = g_plan[i];
 		const struct bench_summary *s = &e->sum;
 		char rc[256], note[320];
-		if (!e->ran)
+		if (!row_shown(i))
 			continue;
 		ratio_cell(rc, sizeof(rc), e, ';');
 		note_cell(note, sizeof(note), e);
 		fprintf(f, "%s\n    {\"name\": ", first ? "" : ",");
 		first = false;
+		json_str(f, row_name(e));
+		fprintf(f, ", \"scenario\": ");
 		json_str(f, e->sc->name);
 		fprintf(f, ", \"impl\": ");
 		json_str(f, e->sc->impl);
-		fprintf(f, ", \"threads\": %u, \"instances\": %u, \"ops\": %llu, \"wall_s\": %.6f, "
+		fprintf(f, ", \"size\": %u, \"unavailable\": %s, \"threads\": %u, \"instances\": %u, "
+			"\"ops\": %llu, \"wall_s\": %.6f, "
 			"\"cpu_s\": %.6f, \"ops_per_s\": %.1f, \"ops_per_s_thread\": %.1f, "
 			"\"ops_per_cpu_s\": %.1f, \"ns_per_op\": %.3f, \"median_ns\": %.3f, "
 			"\"p99_ns\": %.3f, \"max_ns\": %.3f, \"heap_bytes_per_op\": %.3f, "
 			"\"heap_allocs_per_op\": %.3f, \"batch\": %u, \"errors\": %u, "
+			"\"bytes_per_op\": %.0f, \"gbit_per_s\": %.4f, \"mbyte_per_s\": %.3f, "
+			"\"us_cpu_per_kb\": %.5f, "
 			"\"interrupted\": %s, \"mismatch\": %s, \"ratios\": ",
+			e->size, e->res.flags & BENCH_F_UNAVAILABLE ? "true" : "false",
 			e->res.threads, e->res.instances, (unsigned long long)e->res.ops,
 			(double)e->res.wall_ns / 1e9, s->cpu_s, s->ops_per_s, s->ops_per_s_thread,
 			s->ops_per_cpu_s, s->ns_per_op, s->median_ns, s->p99_ns, s->max_ns,
 			s->heap_bytes_per_op, s->heap_allocs_per_op, e->res.batch, e->res.errors,
+			s->bytes_per_op, s->gbit_per_s, s->mbyte_per_s, s->us_cpu_per_kb,
 			e->res.flags & BENCH_F_INTERRUPTED ? "true" : "false",
 			e->res.flags & BENCH_F_MISMATCH ? "true" : "false");
 		json_str(f, rc);
@@ -842,28 +1225,181 @@ static void csv_str(FILE *f, const char *s)
 static void print_csv(FILE *f, const struct machine *m)
 {
 	print_settings(f, m, "# ", "");
-	fprintf(f, "scenario,impl,threads,instances,ops,wall_s,cpu_s,ops_per_s,ops_per_s_thread,"
-		"ops_per_cpu_s,ns_per_op,median_ns,p99_ns,max_ns,heap_bytes_per_op,"
-		"heap_allocs_per_op,batch,errors,ratios,note\n");
+	fprintf(f, "scenario,impl,size,threads,instances,ops,wall_s,cpu_s,ops_per_s,"
+		"ops_per_s_thread,ops_per_cpu_s,ns_per_op,median_ns,p99_ns,max_ns,"
+		"heap_bytes_per_op,heap_allocs_per_op,batch,errors,gbit_per_s,mbyte_per_s,"
+		"us_cpu_per_kb,ratios,note\n");
 	for (size_t i = 0; i < g_nplan; i++) {
 		const struct entry *e = g_plan[i];
 		const struct bench_summary *s = &e->sum;
 		char rc[256], note[320];
-		if (!e->ran)
+		if (!row_shown(i))
 			continue;
 		ratio_cell(rc, sizeof(rc), e, ';');
 		note_cell(note, sizeof(note), e);
-		fprintf(f, "%s,%s,%u,%u,%llu,%.6f,%.6f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,"
-			"%u,%u,", e->sc->name, e->sc->impl, e->res.threads, e->res.instances,
-			(unsigned long long)e->res.ops, (double)e->res.wall_ns / 1e9, s->cpu_s,
-			s->ops_per_s, s->ops_per_s_thread, s->ops_per_cpu_s, s->ns_per_op,
-			s->median_ns, s->p99_ns, s->max_ns, s->heap_bytes_per_op,
-			s->heap_allocs_per_op, e->res.batch, e->res.errors);
+		fprintf(f, "%s,%s,%u,%u,%u,%llu,%.6f,%.6f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%.3f,"
+			"%.3f,%u,%u,%.4f,%.3f,%.5f,", row_name(e), e->sc->impl, e->size,
+			e->res.threads, e->res.instances, (unsigned long long)e->res.ops,
+			(double)e->res.wall_ns / 1e9, s->cpu_s, s->ops_per_s, s->ops_per_s_thread,
+			s->ops_per_cpu_s, s->ns_per_op, s->median_ns, s->p99_ns, s->max_ns,
+			s->heap_bytes_per_op, s->heap_allocs_per_op, e->res.batch, e->res.errors,
+			s->gbit_per_s, s->mbyte_per_s, s->us_cpu_per_kb);
 		csv_str(f, rc);
 		fputc(',', f);
 		csv_str(f, note);
 		fputc('\n', f);
 	}
+}
+
+/* ---- --plot: gnuplot charts ---- */
+
+/* The short name of reference r beside twag scenario s ("evp", "osmo"). */
+static const char *short_ref(const struct bench_scenario *s, const struct bench_scenario *r)
+{
+	const char *dot = strchr(r->name, '.');
+
+	if (dot && strncmp(r->name, s->name, (size_t)(dot - r->name)) == 0)
+		return dot + 1;
+	return r->name;
+}
+
+static void plot_header(FILE *g, const char *out, unsigned w, unsigned h, const char *title,
+			const struct machine *m)
+{
+	fprintf(g, "reset\nset terminal svg size %u,%u dynamic noenhanced font 'sans,11' "
+		"background rgb 'white'\nset output '%s'\n", w, h, out);
+	fprintf(g, "set title \"%s\\n%.60s, %.2f GHz, %ld cores, commit %s, paths %s\" "
+		"font 'sans,12'\n", title, m->cpu, m->ghz, m->cores, m->commit, m->level);
+	fprintf(g, "set grid ytics\nset border 3\nset tics nomirror\n");
+}
+
+/*
+ * FILE.svg: ops per CPU-second, twag vs each reference (log scale), for
+ * op scenarios; the size-swept rows go to FILE-dataplane.svg (or to
+ * FILE.svg when there are no op rows): service demand vs size.
+ */
+static int write_plot(const char *path, const struct machine *m)
+{
+	size_t nb = 0, np = 0, cap = g_nplan * 4 + 1;
+	struct bench_plot_bar *bars = calloc(cap, sizeof(*bars));
+	struct bench_plot_point *pts = calloc(cap, sizeof(*pts));
+	char (*labels)[BENCH_NAME_MAX * 2] = calloc(cap, sizeof(*labels));
+	char base[512], dat_b[560], dat_l[560], gp[560], out_b[560], out_l[560];
+	int rc = -1;
+
+	if (!bars || !pts || !labels)
+		goto out;
+	size_t bl = strlen(path);
+	if (bl > 4 && strcmp(path + bl - 4, ".svg") == 0)
+		bl -= 4;
+	snprintf(base, sizeof(base), "%.*s", (int)(bl < 500 ? bl : 500), path);
+	for (size_t i = 0; i < g_nplan; i++) {
+		const struct entry *e = g_plan[i];
+		if (!row_shown(i) || (e->res.flags & (BENCH_F_UNAVAILABLE | BENCH_F_MISMATCH)))
+			continue;
+		if (e->sc->sizes) {
+			pts[np++] = (struct bench_plot_point){e->sc->name, e->size,
+							      e->sum.us_cpu_per_kb};
+			continue;
+		}
+		if (!is_twag(e->sc))
+			continue;
+		const char *p = e->sc->refs;
+		while (p && *p && nb < cap) {
+			size_t n = strcspn(p, " ");
+			const struct bench_scenario *r = find_scenario(p, n);
+			const struct entry *er = r ? ref_entry(r, e) : NULL;
+			p += n;
+			p += strspn(p, " ");
+			if (!er || !er->ran || (er->res.flags & (BENCH_F_UNAVAILABLE |
+								   BENCH_F_MISMATCH)) ||
+			    r->cost_only)
+				continue;
+			snprintf(labels[nb], sizeof(labels[nb]), "%s vs %s", e->sc->name,
+				 short_ref(e->sc, r));
+			bars[nb] = (struct bench_plot_bar){labels[nb], e->sum.ops_per_cpu_s,
+							   er->sum.ops_per_cpu_s};
+			nb++;
+		}
+	}
+	snprintf(dat_b, sizeof(dat_b), "%s.ops.dat", base);
+	snprintf(dat_l, sizeof(dat_l), "%s-dataplane.dat", base);
+	snprintf(gp, sizeof(gp), "%s.gp", base);
+	snprintf(out_b, sizeof(out_b), "%s.svg", base);
+	snprintf(out_l, sizeof(out_l), "%s%s.svg", base, nb ? "-dataplane" : "");
+
+	FILE *g = fopen(gp, "w");
+	if (!g)
+		goto out;
+	if (nb) {
+		FILE *d = fopen(dat_b, "w");
+		if (!d) {
+			fclose(g);
+			goto out;
+		}
+		bench_plot_bars(d, bars, nb);
+		fclose(d);
+		plot_header(g, out_b, nb * 38 + 200 > 900 ? (unsigned)nb * 38 + 200 : 900, 640,
+			    "twag-bench: operations per CPU-second, twag vs reference (log scale)", m);
+		fprintf(g, "set style data histograms\nset style histogram clustered gap 1\n"
+			"set style fill solid 0.85 border -1\nset logscale y\nset yrange [1000:*]\n"
+			"set format y '%%.0s%%c'\nset ylabel 'operations per CPU-second'\n"
+			"set xtics rotate by 45 right scale 0 font 'sans,9'\nset key top right\n"
+			"set bmargin 9\nplot '%s' using 2:xtic(1) title 'twag' lc rgb '#1f77b4', "
+			"'' using 3 title 'reference (named under the bar)' lc rgb '#ff7f0e'\n", dat_b);
+	}
+	if (np) {
+		FILE *d = fopen(dat_l, "w");
+		if (!d) {
+			fclose(g);
+			goto out;
+		}
+		size_t nblocks = bench_plot_lines(d, pts, np);
+		fclose(d);
+		plot_header(g, out_l, 1100, 680,
+			    "twag-bench: service demand (CPU µs per KB of payload) vs packet size", m);
+		fprintf(g, "set style data linespoints\nset logscale x 2\n"
+			"set logscale y\nset xlabel 'payload bytes per packet'\n"
+			"set ylabel 'CPU µs per KB (lower is better)'\nset xtics rotate by 0 "
+			"font 'sans,10'\nset bmargin 4\nset key outside right font 'sans,9'\nplot ");
+		/* one series per scenario, in the order of the data blocks */
+		size_t blk = 0;
+		for (size_t i = 0; i < np; i++) {
+			bool seen = false;
+			for (size_t j = 0; j < i && !seen; j++)
+				seen = strcmp(pts[j].series, pts[i].series) == 0;
+			if (seen)
+				continue;
+			const struct bench_scenario *sc = find_scenario(pts[i].series,
+									strlen(pts[i].series));
+			fprintf(g, "%s'%s' index %zu using 1:2 title '%s' lw 2 dt %d", blk ? ", " : "",
+				dat_l, blk, pts[i].series, sc && is_twag(sc) ? 1 : 2);
+			blk++;
+		}
+		fprintf(g, "\n");
+		(void)nblocks;
+	}
+	fclose(g);
+	if (!nb && !np) {
+		fprintf(stderr, "twag-bench: --plot: nothing to plot\n");
+		goto out;
+	}
+	char cmd[700];
+	snprintf(cmd, sizeof(cmd), "gnuplot '%s'", gp);
+	int st = system(cmd);
+	if (st != 0) {
+		fprintf(stderr, "twag-bench: --plot: gnuplot failed (status %d); install it with "
+			"scripts/deps.sh bench. Data and script: %s\n", st, gp);
+		goto out;
+	}
+	fprintf(stderr, "twag-bench: plot: %s%s%s (data: %s)\n", nb ? out_b : "",
+		nb && np ? ", " : "", np ? out_l : "", gp);
+	rc = 0;
+out:
+	free(bars);
+	free(pts);
+	free(labels);
+	return rc;
 }
 
 /* ---- running the plan: in this process, or in N forked instances ---- */
@@ -971,8 +1507,7 @@ static int run_instances(unsigned n)
 		live[i] = true;
 	}
 	for (size_t k = 0; k < g_nplan; k++) {
-		bench_result_init(&g_plan[k]->res, g_plan[k]->sc->name);
-		g_plan[k]->res.flags = 0;
+		bench_result_init(&g_plan[k]->res, g_plan[k]->name);
 	}
 	/* Rounds: every live instance says R (ready) or D (done + results). */
 	unsigned nlive = n;
@@ -1036,14 +1571,20 @@ static void usage(FILE *f)
 		"usage: twag-bench [options] [SCENARIO[:threads=N,keys=shared|private] ...]\n"
 		"  SCENARIO is a name or a glob (see --list); selecting a twag scenario\n"
 		"  also selects its references. Default: every twag scenario.\n"
-		"  --time S        measure each scenario for S seconds (default 1)\n"
-		"  --requests N    instead, exactly N operations per scenario\n"
-		"  --warmup S      unmeasured warm-up per scenario (default 0.2)\n"
+		"  --time S        measure each row for S seconds (default 1)\n"
+		"  --size-time S   size-swept (data-plane) rows: S seconds (default --time/10)\n"
+		"  --sizes LIST    payload sizes for size-swept scenarios, e.g. 1500,4096\n"
+		"                  (default 128,256,512,1024,1500,4096,8192,16384,32768)\n"
+		"  --requests N    instead, exactly N operations per row\n"
+		"  --warmup S      unmeasured warm-up per row (default 0.2; size-swept /4)\n"
 		"  --concurrent    run the selected scenarios at the same time\n"
 		"  --instances N   fork N processes running the same plan; sum them\n"
 		"  --no-refs       do not add references to twag scenarios\n"
 		"  --checks N      random inputs per cross-check (default 64)\n"
 		"  --json | --csv  output format (default: a Markdown table)\n"
+		"  --plot FILE.svg also draw charts with gnuplot (FILE.svg: ops per\n"
+		"                  CPU-second, twag vs reference; FILE-dataplane.svg:\n"
+		"                  service demand vs size)\n"
 		"  --quiet         no progress on stderr\n"
 		"  --list          list the scenarios\n");
 }
@@ -1051,7 +1592,8 @@ static void usage(FILE *f)
 static void list_scenarios(void)
 {
 	for (size_t i = 0; i < g_nreg; i++)
-		printf("%-18s %-12s %s%s%s%s\n", g_reg[i]->name, g_reg[i]->impl,
+		printf("%-22s %-12s %s%s%s%s%s\n", g_reg[i]->name, g_reg[i]->impl,
+		       g_reg[i]->sizes ? "[sizes] " : "",
 		       g_reg[i]->what ? g_reg[i]->what : "", g_reg[i]->refs ? "  [refs: " : "",
 		       g_reg[i]->refs ? g_reg[i]->refs : "", g_reg[i]->refs ? "]" : "");
 }
@@ -1101,6 +1643,15 @@ int main(int argc, char **argv)
 			i++;
 		} else if (strcmp(a, "--checks") == 0 && v && parse_u64(v, &u, 1, 1u << 20)) {
 			g_opt.checks = (unsigned)u;
+			i++;
+		} else if (strcmp(a, "--size-time") == 0 && v &&
+			   parse_double(v, &g_opt.size_time_s, 0.001, 86400)) {
+			i++;
+		} else if (strcmp(a, "--sizes") == 0 && v &&
+			   bench_parse_sizes(v, g_opt.sizes, BENCH_MAX_SIZES + 1) > 0) {
+			i++;
+		} else if (strcmp(a, "--plot") == 0 && v) {
+			g_opt.plot = v;
 			i++;
 		} else if (strcmp(a, "--concurrent") == 0) {
 			g_opt.concurrent = true;
@@ -1161,6 +1712,8 @@ int main(int argc, char **argv)
 	else
 		print_markdown(stdout, &m);
 	fflush(stdout);
+	if (g_opt.plot && write_plot(g_opt.plot, &m) != 0)
+		fprintf(stderr, "twag-bench: --plot %s failed\n", g_opt.plot);
 
 	int errors = 0;
 	for (size_t i = 0; i < g_nplan; i++)

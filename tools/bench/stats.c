@@ -129,6 +129,10 @@ void bench_result_merge(struct bench_result *dst, const struct bench_result *src
 	dst->threads += src->threads;
 	dst->errors += src->errors;
 	dst->flags |= src->flags;
+	if (!dst->size)
+		dst->size = src->size;
+	if (!dst->why[0] && src->why[0])
+		memcpy(dst->why, src->why, sizeof(dst->why));
 	if (src->wall_ns > dst->wall_ns)
 		dst->wall_ns = src->wall_ns;
 	if (src->batch > dst->batch)
@@ -156,6 +160,15 @@ void bench_summarize(struct bench_result *r, struct bench_summary *s)
 	s->median_ns = bench_percentile(r->samples, r->nsamples, 5000);
 	s->p99_ns = bench_percentile(r->samples, r->nsamples, 9900);
 	s->max_ns = r->max_ns;
+	if (r->size) {
+		double bytes = (double)r->ops * r->size;
+		s->bytes_per_op = r->size;
+		s->gbit_per_s = s->ops_per_s * r->size * 8 / 1e9;
+		s->mbyte_per_s = s->ops_per_s * r->size / 1e6;
+		/* Service demand: CPU µs per KB moved = cpu_ns / 1000 / (bytes / 1024). */
+		if (bytes > 0)
+			s->us_cpu_per_kb = (double)r->cpu_ns / 1e3 / (bytes / 1024);
+	}
 }
 
 uint64_t bench_claim(_Atomic uint64_t *issued, uint64_t limit, uint64_t want)
@@ -220,6 +233,31 @@ int bench_parse_sel(const char *arg, struct bench_sel *sel)
 	return 0;
 }
 
+int bench_parse_sizes(const char *arg, unsigned *out, size_t max)
+{
+	const char *p = arg;
+	size_t n = 0;
+
+	if (max < 2 || !*p)
+		return -1;
+	for (;;) {
+		char *e;
+		if (*p < '0' || *p > '9')
+			return -1; /* no sign, no space, no empty item */
+		unsigned long v = strtoul(p, &e, 10);
+		if (e == p || v < 1 || v > 1048576 || n + 1 >= max)
+			return -1;
+		out[n++] = (unsigned)v;
+		if (*e == 0)
+			break;
+		if (*e != ',')
+			return -1;
+		p = e + 1;
+	}
+	out[n] = 0;
+	return (int)n;
+}
+
 void bench_fmt_si(char *buf, size_t len, double v)
 {
 	static const char suffix[] = " kMGT";
@@ -238,4 +276,55 @@ void bench_fmt_si(char *buf, size_t len, double v)
 		snprintf(buf, len, "%.*f", prec, v);
 	else
 		snprintf(buf, len, "%.*f%c", prec, v, suffix[i]);
+}
+
+unsigned bench_match_size(const unsigned *ref_sizes, unsigned size)
+{
+	if (!ref_sizes)
+		return 0;
+	for (; *ref_sizes; ref_sizes++)
+		if (*ref_sizes == size)
+			return size;
+	return BENCH_NO_MATCH;
+}
+
+/* A name as a gnuplot string: double quotes, no quote or backslash inside. */
+static void plot_label(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		fputc(*s == '"' || *s == '\\' ? '\'' : *s, f);
+	fputc('"', f);
+}
+
+size_t bench_plot_bars(FILE *f, const struct bench_plot_bar *b, size_t n)
+{
+	fprintf(f, "# label ours_ops_per_cpu_s ref_ops_per_cpu_s\n");
+	for (size_t i = 0; i < n; i++) {
+		plot_label(f, b[i].label);
+		fprintf(f, " %.6g %.6g\n", b[i].ours, b[i].ref);
+	}
+	return n;
+}
+
+size_t bench_plot_lines(FILE *f, const struct bench_plot_point *p, size_t n)
+{
+	size_t blocks = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = strcmp(p[j].series, p[i].series) == 0;
+		if (seen)
+			continue;
+		/* a new series: all its points, in the order given */
+		fprintf(f, "%s# ", blocks ? "\n\n" : "");
+		plot_label(f, p[i].series);
+		fputc('\n', f);
+		for (size_t j = i; j < n; j++)
+			if (strcmp(p[j].series, p[i].series) == 0)
+				fprintf(f, "%u %.6g\n", p[j].size, p[j].value);
+		blocks++;
+	}
+	return blocks;
 }

@@ -13,11 +13,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum {
 	/* Latency samples kept per result (per thread, then merged). */
 	BENCH_SAMPLES = 4096,
 	BENCH_NAME_MAX = 48,
+	BENCH_WHY_MAX = 160,   /* reason text of an unavailable scenario */
 };
 
 /*
@@ -63,7 +65,9 @@ struct bench_result {
 	uint32_t batch;        /* ops per timed batch (largest seen) */
 	uint32_t errors;       /* a run() call failed */
 	uint32_t flags;        /* BENCH_F_* */
+	uint32_t size;         /* size-swept rows: payload bytes per op; else 0 */
 	double max_ns;         /* worst per-op latency of any batch */
+	char why[BENCH_WHY_MAX]; /* BENCH_F_UNAVAILABLE: the reason */
 	uint32_t nsamples;
 	double samples[BENCH_SAMPLES]; /* per-op latencies (ns), a sample */
 };
@@ -73,6 +77,7 @@ enum {
 	BENCH_F_MISMATCH = 1u << 1,    /* reference disagreed with twag */
 	BENCH_F_SETUP_FAILED = 1u << 2,
 	BENCH_F_NO_CHECK = 1u << 3,    /* cost reference: not the same function */
+	BENCH_F_UNAVAILABLE = 1u << 4, /* not offered here (e.g. no AF_ALG) */
 };
 
 /* Zeroes r and names it. */
@@ -99,6 +104,11 @@ struct bench_summary {
 	double median_ns, p99_ns, max_ns;
 	double heap_bytes_per_op, heap_allocs_per_op;
 	double cpu_s;
+	/* Size-swept rows only (r->size > 0), else 0. */
+	double bytes_per_op;     /* payload bytes per op (= size) */
+	double gbit_per_s;       /* ops_per_s * size * 8 / 10^9 */
+	double mbyte_per_s;      /* ops_per_s * size / 10^6 */
+	double us_cpu_per_kb;    /* service demand: CPU µs per 1024 payload bytes */
 };
 
 /* Sorts r->samples in place and fills s. */
@@ -123,6 +133,42 @@ struct bench_sel {
  * keys=shared|private. Returns 0, or -1 for a malformed selection.
  */
 int bench_parse_sel(const char *arg, struct bench_sel *sel);
+
+/*
+ * Parses a size list "1500,4096" into out[0..max) and a terminating 0:
+ * sizes 1..1048576 bytes, at most max - 1 of them, no empty item.
+ * Returns the count, or -1 for a malformed list.
+ */
+int bench_parse_sizes(const char *arg, unsigned *out, size_t max);
+
+/*
+ * Per-size reference matching: the size of the reference row a row of
+ * size `size` is compared with. ref_sizes is the reference's effective
+ * size list (0-terminated) or NULL when the reference is not swept (its
+ * one row, size 0, serves every size). Returns BENCH_NO_MATCH when the
+ * reference has no row at that size.
+ */
+#define BENCH_NO_MATCH 0xffffffffu
+unsigned bench_match_size(const unsigned *ref_sizes, unsigned size);
+
+/*
+ * --plot data files (gnuplot's plain data format; names quoted).
+ * Bars: one line per (twag row, reference) pair: "label" ours ref, in ops
+ * per CPU-second. Lines: one block per series (first-appearance order),
+ * "# series" then "size value" lines, blocks separated by two blank lines
+ * (gnuplot's `index`). Both return the number of lines/blocks written.
+ */
+struct bench_plot_bar {
+	const char *label;
+	double ours, ref;
+};
+struct bench_plot_point {
+	const char *series;
+	unsigned size;
+	double value;
+};
+size_t bench_plot_bars(FILE *f, const struct bench_plot_bar *b, size_t n);
+size_t bench_plot_lines(FILE *f, const struct bench_plot_point *p, size_t n);
 
 /* Formats v with 3-4 significant digits and a k/M/G suffix into buf. */
 void bench_fmt_si(char *buf, size_t len, double v);

@@ -72,5 +72,6 @@ int cmd_suci(int argc, char **argv);
 int cmd_keywrap(int argc, char **argv);
 int cmd_gsm(int argc, char **argv);
 int cmd_cpu(int argc, char **argv);
+int cmd_wlan(int argc, char **argv);
 
 #endif

@@ -39,6 +39,11 @@ static const char usage[] =
 	"  suci public-key --hn-private HEX64 --profile A|B        -> hn_public\n"
 	"  keywrap wrap|unwrap --kek HEX32|HEX48|HEX64 (--key HEX | --wrapped HEX) [--pad]\n"
 	"      -> wrapped | key                                    (RFC 3394, RFC 5649)\n"
+	"  wlan ptk (--msk HEX128 | --pmk HEX64) --aa MAC --spa MAC --anonce HEX64 --snonce HEX64\n"
+	"           --akm 1|2|5|6|8 [--cipher ccmp-128|ccmp-256|gcmp-128|gcmp-256]\n"
+	"      -> pmk kck kek tk                                   (IEEE 802.11 12.7.1.3)\n"
+	"  wlan mic --kck HEX32 --akm 1|2|5|6|8 --frame HEX [--verify]\n"
+	"      -> mic frame | mic (exit 1 if --verify fails)        (IEEE 802.11 12.7.2)\n"
 	"  cpu                                                     -> level features\n"
 	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
@@ -53,6 +58,7 @@ static const struct {
 	{ "comp128", cmd_comp128 },   { "gsm", cmd_gsm },
 	{ "kdf", cmd_kdf },           { "suci", cmd_suci },
 	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
+	{ "wlan", cmd_wlan },
 };
 
 int main(int argc, char **argv)
