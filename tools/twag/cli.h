@@ -73,5 +73,6 @@ int cmd_keywrap(int argc, char **argv);
 int cmd_gsm(int argc, char **argv);
 int cmd_cpu(int argc, char **argv);
 int cmd_wlan(int argc, char **argv);
+int cmd_ccmp(int argc, char **argv);
 
 #endif

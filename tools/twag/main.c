@@ -44,6 +44,9 @@ static const char usage[] =
 	"      -> pmk kck kek tk                                   (IEEE 802.11 12.7.1.3)\n"
 	"  wlan mic --kck HEX32 --akm 1|2|5|6|8 --frame HEX [--verify]\n"
 	"      -> mic frame | mic (exit 1 if --verify fails)        (IEEE 802.11 12.7.2)\n"
+	"  ccmp encrypt|decrypt --tk HEX --pn N --frame HEX [--cipher ccmp-128|ccmp-256|gcmp-128|gcmp-256]\n"
+	"       [--key-id N]   (decrypt: --pn optional, the last PN accepted)\n"
+	"      -> frame pn                                         (IEEE 802.11 12.5.3, 12.5.5)\n"
 	"  cpu                                                     -> level features\n"
 	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
@@ -58,7 +61,7 @@ static const struct {
 	{ "comp128", cmd_comp128 },   { "gsm", cmd_gsm },
 	{ "kdf", cmd_kdf },           { "suci", cmd_suci },
 	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
-	{ "wlan", cmd_wlan },
+	{ "wlan", cmd_wlan },         { "ccmp", cmd_ccmp },
 };
 
 int main(int argc, char **argv)

@@ -1,0 +1,460 @@
+/*
+ * twag — AES-CCM (NIST SP 800-38C, 2004 with 2007 errata; RFC 3610, 2003):
+ * argument checks, block formatting (Appendix A), the portable CBC-MAC +
+ * CTR, the choice of kernel, and the multi-frame scheduler that feeds the
+ * AES-NI (4 lanes) and VAES (16 lanes) kernels.
+ *
+ * Formatting (SP 800-38C A.2): q = 15 - n octets of length field;
+ *   B_0   = Flags || N || Q,  Flags = 64*Adata + 8*((t-2)/2) + (q-1);
+ *   Ctr_i = Flags' || N || [i]_8q,  Flags' = q-1;
+ *   T = CBC-MAC_K(B_0 || encode(a) || A || pad || P || pad), the tag is
+ *   MSB_t(T) ^ MSB_t(S_0) with S_i = CIPH_K(Ctr_i), C = P ^ MSB_len(S_1..).
+ */
+#include <string.h>
+
+#include "twag/bytes.h"
+#include "twag/ccm.h"
+#include "twag/cpu.h"
+
+#define NI_FEATURES (TW_CPU_AESNI | TW_CPU_SSE41)
+#define VAES_FEATURES (NI_FEATURES | TW_CPU_AVX2 | TW_CPU_VAES | TW_CPU_AVX512)
+
+static const uint8_t zero16[16];
+
+/* SP 800-38C A.2.2: a < 2^16 - 2^8 in 2 octets; < 2^32 as 0xfffe || 4
+ * octets; else 0xffff || 8 octets. Returns the encoding's length. */
+static size_t encode_alen(uint8_t e[10], size_t a)
+{
+	if (a < 0xff00u) {
+		tw_store_be16(e, (uint16_t)a);
+		return 2;
+	}
+	if ((uint64_t)a <= 0xffffffffu) {
+		e[0] = 0xff;
+		e[1] = 0xfe;
+		tw_store_be32(e + 2, (uint32_t)a);
+		return 6;
+	}
+	e[0] = 0xff;
+	e[1] = 0xff;
+	tw_store_be64(e + 2, (uint64_t)a);
+	return 10;
+}
+
+size_t tw_ccm_aad_blocks(size_t aad_len)
+{
+	uint8_t e[10];
+
+	if (aad_len == 0)
+		return 0;
+	return (encode_alen(e, aad_len) + aad_len + 15) / 16;
+}
+
+void tw_ccm_aad_block(uint8_t out[16], const uint8_t *aad, size_t aad_len,
+		      size_t k)
+{
+	uint8_t e[10];
+	size_t el = encode_alen(e, aad_len);
+	size_t pos = 16 * k, o = 0; /* pos: offset in encode(a) || aad */
+
+	memset(out, 0, 16);
+	for (; o < 16 && pos < el; o++, pos++)
+		out[o] = e[pos];
+	pos -= el;
+	if (o < 16 && pos < aad_len) {
+		size_t n = aad_len - pos < 16 - o ? aad_len - pos : 16 - o;
+
+		memcpy(out + o, aad + pos, n);
+	}
+}
+
+/* Checks the parameters of SP 800-38C §5.4 and A.1; builds B_0 and Ctr_0. */
+static int format(uint8_t b0[16], uint8_t a0[16], const struct tw_aes_ctx *aes,
+		  const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+		  size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
+		  const uint8_t *tag, size_t tag_len)
+{
+	if (aes == NULL || nonce == NULL || tag == NULL ||
+	    (aad_len > 0 && aad == NULL) || (len > 0 && (in == NULL || out == NULL)))
+		return TW_ERR_INVAL;
+	if (nonce_len < TW_CCM_NONCE_MIN || nonce_len > TW_CCM_NONCE_MAX ||
+	    tag_len < TW_CCM_TAG_MIN || tag_len > TW_CCM_TAG_MAX || tag_len % 2 != 0)
+		return TW_ERR_LENGTH;
+	if (aes->nr != 10 && aes->nr != 14)
+		return TW_ERR_INVAL;
+	size_t q = 15 - nonce_len;
+	/* A.1: Q < 2^(8q). */
+	if (q < 8 && ((uint64_t)len >> (8 * q)) != 0)
+		return TW_ERR_LENGTH;
+	b0[0] = (uint8_t)((aad_len > 0 ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
+	memcpy(b0 + 1, nonce, nonce_len);
+	uint64_t ql = (uint64_t)len;
+	for (size_t i = 15; i > nonce_len; i--, ql >>= 8)
+		b0[i] = (uint8_t)ql;
+	a0[0] = (uint8_t)(q - 1);
+	memcpy(a0 + 1, nonce, nonce_len);
+	memset(a0 + 1 + nonce_len, 0, q);
+	return TW_OK;
+}
+
+/* Ctr_j = Ctr_0 + j: the counter field never overflows since Q < 2^(8q). */
+static void ctr_at(uint8_t out[16], const uint8_t a0[16], uint64_t j)
+{
+	memcpy(out, a0, 8);
+	tw_store_be64(out + 8, tw_load_be64(a0 + 8) + j);
+}
+
+/* Portable: T over B_0 || encode(a)||A || P (p: the plaintext). */
+static void cbc_mac(const struct tw_aes_ctx *aes, uint8_t y[16], const uint8_t b0[16],
+		    const uint8_t *aad, size_t aad_len, const uint8_t *p, size_t len)
+{
+	uint8_t x[16];
+	size_t h = tw_ccm_aad_blocks(aad_len);
+
+	tw_aes_encrypt(aes, y, b0);
+	for (size_t k = 0; k < h; k++) {
+		tw_ccm_aad_block(x, aad, aad_len, k);
+		tw_xor(y, y, x, 16);
+		tw_aes_encrypt(aes, y, y);
+	}
+	for (; len >= 16; len -= 16, p += 16) {
+		tw_xor(y, y, p, 16);
+		tw_aes_encrypt(aes, y, y);
+	}
+	if (len > 0) {
+		tw_xor(y, y, p, len);
+		tw_aes_encrypt(aes, y, y);
+	}
+	tw_wipe(x, sizeof(x));
+}
+
+static bool use_ni(const struct tw_aes_ctx *aes)
+{
+#if defined(__x86_64__)
+	return aes->impl == TW_AES_IMPL_AESNI && tw_cpu_has(NI_FEATURES);
+#else
+	(void)aes;
+	return false;
+#endif
+}
+
+/* T and S_0 for one frame, encrypting or decrypting in into out. */
+static void one(const struct tw_aes_ctx *aes, const uint8_t b0[16], const uint8_t a0[16],
+		const uint8_t *aad, size_t aad_len, const uint8_t *in, uint8_t *out,
+		size_t len, int dec, uint8_t t[16], uint8_t s0[16])
+{
+#if defined(__x86_64__)
+	if (use_ni(aes)) {
+		tw_ccm_ni_one(aes, b0, a0, aad, aad_len, in, out, len, dec, t, s0);
+		return;
+	}
+#endif
+	uint8_t a1[16];
+
+	ctr_at(a1, a0, 1);
+	if (!dec) {
+		/* §6.1 steps 3-4 over P before CTR may overwrite it in place. */
+		cbc_mac(aes, t, b0, aad, aad_len, in, len);
+		if (len > 0)
+			tw_aes_ctr(aes, a1, out, in, len);
+	} else {
+		/* §6.2 steps 5-6: P from C first, then T over P. */
+		if (len > 0)
+			tw_aes_ctr(aes, a1, out, in, len);
+		cbc_mac(aes, t, b0, aad, aad_len, out, len);
+	}
+	tw_aes_encrypt(aes, s0, a0);
+}
+
+int tw_ccm_encrypt(const struct tw_aes_ctx *aes, const uint8_t *nonce,
+		   size_t nonce_len, const uint8_t *aad, size_t aad_len,
+		   const uint8_t *in, uint8_t *out, size_t len, uint8_t *tag,
+		   size_t tag_len)
+{
+	uint8_t b0[16], a0[16], t[16], s0[16];
+	int err = format(b0, a0, aes, nonce, nonce_len, aad, aad_len, in, out,
+			 len, tag, tag_len);
+
+	if (err != TW_OK)
+		goto out;
+	one(aes, b0, a0, aad, aad_len, in, out, len, 0, t, s0);
+	/* §6.1 step 9: Tag = T ^ MSB_Tlen(S_0). */
+	tw_xor(tag, t, s0, tag_len);
+out:
+	tw_wipe(t, sizeof(t));
+	tw_wipe(s0, sizeof(s0));
+	return err;
+}
+
+int tw_ccm_decrypt(const struct tw_aes_ctx *aes, const uint8_t *nonce,
+		   size_t nonce_len, const uint8_t *aad, size_t aad_len,
+		   const uint8_t *in, uint8_t *out, size_t len, const uint8_t *tag,
+		   size_t tag_len)
+{
+	uint8_t b0[16], a0[16], t[16], s0[16];
+	int err = format(b0, a0, aes, nonce, nonce_len, aad, aad_len, in, out,
+			 len, tag, tag_len);
+
+	if (err != TW_OK)
+		goto out;
+	one(aes, b0, a0, aad, aad_len, in, out, len, 1, t, s0);
+	tw_xor(t, t, s0, tag_len);
+	/* §6.2 step 10: constant-time compare; no plaintext on failure. */
+	if (!tw_ct_eq(t, tag, tag_len)) {
+		if (len > 0)
+			tw_wipe(out, len);
+		err = TW_ERR_AUTH;
+	}
+out:
+	tw_wipe(t, sizeof(t));
+	tw_wipe(s0, sizeof(s0));
+	return err;
+}
+
+/* ---- multi-frame scheduler ---- */
+
+/*
+ * Step s of a frame with h encoded-aad blocks and m payload blocks runs
+ * the CBC-MAC over block s of B_0 || aad blocks || P_1..P_m (1+h+m steps)
+ * and, beside it, one CTR block:
+ *   encrypt: Ctr_0 at step 0, Ctr_j with P_j (step h+j): P_j is read for
+ *            the MAC before C_j overwrites it in place;
+ *   decrypt: Ctr_{s+1} at step s < m and Ctr_0 at step m, so P_j is in out
+ *            (step j-1) before the MAC needs it (step h+j).
+ * While every busy lane is on full payload blocks the kernel runs many
+ * steps in one call; other steps go one at a time through scratch blocks.
+ */
+struct job {
+	struct tw_ccm_op *op;
+	size_t s, h, m, full, rem;
+	uint8_t b0[16], a0[16], s0[16];
+	uint8_t x[16], cin[16], cout[16];
+	bool cpart; /* this step's CTR output is the partial last block */
+};
+
+typedef void (*steps_fn)(struct tw_ccm_lanes *l, size_t k);
+
+/* Steps this lane can run on full payload blocks only (0 if none). */
+static size_t bulk_steps(const struct job *j, int dec)
+{
+	if (j->s < j->h + 1)
+		return 0;
+	if (!dec)
+		return j->s - j->h <= j->full ? j->full - (j->s - j->h) + 1 : 0;
+	return j->s < j->full ? j->full - j->s : 0;
+}
+
+static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
+{
+	const struct tw_ccm_op *op = j->op;
+	size_t s = j->s;
+	uint64_t jc; /* CTR block index; UINT64_MAX: none */
+
+	if (s == 0) {
+		L->mac_src[l] = j->b0;
+	} else if (s <= j->h) {
+		tw_ccm_aad_block(j->x, op->aad, op->aad_len, s - 1);
+		L->mac_src[l] = j->x;
+	} else {
+		size_t b = s - j->h; /* P_b */
+		const uint8_t *base = dec ? op->out : op->in;
+
+		if (b <= j->full) {
+			L->mac_src[l] = base + 16 * (b - 1);
+		} else {
+			memset(j->x, 0, 16);
+			memcpy(j->x, base + 16 * j->full, j->rem);
+			L->mac_src[l] = j->x;
+		}
+	}
+	if (!dec)
+		jc = s == 0 ? 0 : s > j->h ? s - j->h : UINT64_MAX;
+	else
+		jc = s < j->m ? s + 1 : s == j->m ? 0 : UINT64_MAX;
+	j->cpart = false;
+	if (jc == UINT64_MAX || jc == 0) {
+		memcpy(L->ctr[l], j->a0, 16);
+		L->ctr_in[l] = zero16;
+		L->ctr_out[l] = jc == 0 ? j->s0 : j->cout;
+	} else {
+		ctr_at(L->ctr[l], j->a0, jc);
+		if (jc <= j->full) {
+			L->ctr_in[l] = op->in + 16 * (jc - 1);
+			L->ctr_out[l] = op->out + 16 * (jc - 1);
+		} else {
+			memset(j->cin, 0, 16);
+			memcpy(j->cin, op->in + 16 * j->full, j->rem);
+			L->ctr_in[l] = j->cin;
+			L->ctr_out[l] = j->cout;
+			j->cpart = true;
+		}
+	}
+}
+
+static void finish(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
+{
+	struct tw_ccm_op *op = j->op;
+
+	tw_xor(L->mac[l], L->mac[l], j->s0, op->tag_len);
+	if (!dec) {
+		memcpy(op->tag, L->mac[l], op->tag_len);
+		op->status = TW_OK;
+	} else if (tw_ct_eq(L->mac[l], op->tag, op->tag_len)) {
+		op->status = TW_OK;
+	} else {
+		if (op->len > 0)
+			tw_wipe(op->out, op->len);
+		op->status = TW_ERR_AUTH;
+	}
+}
+
+static bool load_job(struct tw_ccm_lanes *L, unsigned l, struct job *j,
+		     struct tw_ccm_op *ops, size_t n, size_t *next, unsigned nr)
+{
+	for (; *next < n; (*next)++) {
+		struct tw_ccm_op *op = &ops[*next];
+
+		/* status 1: queued for this pass (set by the caller). */
+		if (op->status != 1 || op->aes->nr != nr)
+			continue;
+		(*next)++;
+		j->op = op;
+		j->s = 0;
+		j->h = tw_ccm_aad_blocks(op->aad_len);
+		j->full = op->len / 16;
+		j->rem = op->len % 16;
+		j->m = j->full + (j->rem != 0);
+		/* format() succeeded for this op when it was queued. */
+		(void)format(j->b0, j->a0, op->aes, op->nonce, op->nonce_len, op->aad,
+			     op->aad_len, op->in, op->out, op->len, op->tag, op->tag_len);
+		for (unsigned r = 0; r <= nr; r++)
+			memcpy(L->rk[r][l], op->aes->rk.ni[0][r], 16);
+		memset(L->mac[l], 0, 16);
+		return true;
+	}
+	j->op = NULL;
+	return false;
+}
+
+static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
+		      steps_fn steps, unsigned nr)
+{
+	struct tw_ccm_lanes L;
+	struct job jobs[TW_CCM_MAX_LANES];
+	size_t next = 0;
+	unsigned busy = 0;
+
+	L.nr = nr;
+	for (unsigned l = 0; l < nl; l++)
+		busy += load_job(&L, l, &jobs[l], ops, n, &next, nr);
+	while (busy > 0) {
+		size_t k = SIZE_MAX;
+		unsigned first = nl;
+
+		for (unsigned l = 0; l < nl; l++) {
+			if (jobs[l].op == NULL)
+				continue;
+			size_t b = bulk_steps(&jobs[l], dec);
+			k = b < k ? b : k;
+			if (first == nl)
+				first = l;
+		}
+		if (k == 0)
+			k = 1;
+		for (unsigned l = 0; l < nl; l++)
+			if (jobs[l].op != NULL)
+				prepare(&L, l, &jobs[l], dec);
+		/* An idle lane repeats a busy one: same key, same blocks,
+		 * same stores, so it writes nothing new and reads in bounds. */
+		for (unsigned l = 0; l < nl; l++) {
+			if (jobs[l].op != NULL)
+				continue;
+			for (unsigned r = 0; r <= nr; r++)
+				memcpy(L.rk[r][l], L.rk[r][first], 16);
+			memcpy(L.mac[l], L.mac[first], 16);
+			memcpy(L.ctr[l], L.ctr[first], 16);
+			L.mac_src[l] = L.mac_src[first];
+			L.ctr_in[l] = L.ctr_in[first];
+			L.ctr_out[l] = L.ctr_out[first];
+		}
+		steps(&L, k);
+		for (unsigned l = 0; l < nl; l++) {
+			struct job *j = &jobs[l];
+
+			if (j->op == NULL)
+				continue;
+			if (j->cpart)
+				memcpy(j->op->out + 16 * j->full, j->cout, j->rem);
+			j->s += k;
+			if (j->s == 1 + j->h + j->m) {
+				finish(&L, l, j, dec);
+				busy -= !load_job(&L, l, j, ops, n, &next, nr);
+			}
+		}
+	}
+	tw_wipe(&L, sizeof(L));
+	tw_wipe(jobs, sizeof(jobs));
+}
+
+static int batch(struct tw_ccm_op *ops, size_t n, int dec)
+{
+	size_t nq = 0;
+	int err = TW_OK;
+
+	if (n > 0 && ops == NULL)
+		return TW_ERR_INVAL;
+	for (size_t i = 0; i < n; i++) {
+		struct tw_ccm_op *op = &ops[i];
+		uint8_t b0[16], a0[16];
+
+		op->status = format(b0, a0, op->aes, op->nonce, op->nonce_len, op->aad,
+				    op->aad_len, op->in, op->out, op->len, op->tag,
+				    op->tag_len);
+		/* 1: queued for the lanes; 2: for the single-frame path. */
+		if (op->status == TW_OK) {
+			op->status = use_ni(op->aes) ? 1 : 2;
+			nq += op->status == 1;
+		}
+	}
+	steps_fn steps = NULL;
+	unsigned nl = 0;
+#if defined(__x86_64__)
+	if (nq > 4 && tw_cpu_has(VAES_FEATURES)) {
+		steps = tw_ccm_vaes_steps16;
+		nl = 16;
+	} else if (nq > 1 && tw_cpu_has(NI_FEATURES)) {
+		steps = tw_ccm_ni_steps4;
+		nl = 4;
+	}
+#endif
+	if (steps != NULL) {
+		run_lanes(ops, n, dec, nl, steps, 10);
+		run_lanes(ops, n, dec, nl, steps, 14);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tw_ccm_op *op = &ops[i];
+
+		if (op->status == 1 || op->status == 2)
+			op->status = dec ? tw_ccm_decrypt(op->aes, op->nonce, op->nonce_len,
+							  op->aad, op->aad_len, op->in,
+							  op->out, op->len, op->tag,
+							  op->tag_len)
+					 : tw_ccm_encrypt(op->aes, op->nonce, op->nonce_len,
+							  op->aad, op->aad_len, op->in,
+							  op->out, op->len, op->tag,
+							  op->tag_len);
+		if (err == TW_OK)
+			err = op->status;
+	}
+	return err;
+}
+
+int tw_ccm_encrypt_batch(struct tw_ccm_op *ops, size_t n)
+{
+	return batch(ops, n, 0);
+}
+
+int tw_ccm_decrypt_batch(struct tw_ccm_op *ops, size_t n)
+{
+	return batch(ops, n, 1);
+}
