@@ -1,10 +1,13 @@
 /*
- * twag — AES-128/AES-256 block cipher (FIPS 197, 2001; updated 2023) and
- * AES-CTR (NIST SP 800-38A, 2001, §6.5).
+ * twag — AES-128/AES-256 block cipher (FIPS 197, 2001; updated 2023), AES-192
+ * through tw_aes_init_any() (for key-encryption keys), and AES-CTR (NIST
+ * SP 800-38A, 2001, §6.5).
  *
  * Two implementations, chosen once per context by tw_aes_init():
  *   - AES-NI (x86-64 with AES-NI and SSE4.1), 8 blocks interleaved for
- *     tw_aes_encrypt_blocks() and tw_aes_ctr();
+ *     tw_aes_encrypt_blocks() and tw_aes_ctr(); with VAES and AVX-512 also
+ *     enabled, those two run 16 blocks at a time in 512-bit registers
+ *     (same key schedule, impl stays TW_AES_IMPL_AESNI);
  *   - portable: bitsliced on 64-bit words, 4 blocks per pass, S-box as a
  *     boolean circuit (GF(2^8) inversion in a tower field), so there are
  *     no secret-indexed table lookups and no secret-dependent branches,
@@ -49,6 +52,7 @@ struct tw_aes_ctx {
 	uint32_t nr;      /* rounds: 10, 12 or 14 (AES-128/192/256) */
 	uint32_t impl;    /* enum tw_aes_impl */
 	uint32_t has_dec; /* AES-NI decryption keys present */
+	uint32_t vaes;    /* AES-NI context whose bulk ECB/CTR use VAES */
 };
 
 /*
@@ -111,7 +115,8 @@ void tw_aes_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[static 16],
 /* Wipes the key schedule. */
 void tw_aes_wipe(struct tw_aes_ctx *ctx);
 
-/* "aesni" or "ct64": the kernel a context uses (for tests and benchmarks). */
+/* "vaes", "aesni" or "ct64": the kernel a context uses for bulk ECB/CTR
+ * (for tests and benchmarks). */
 const char *tw_aes_impl_name(const struct tw_aes_ctx *ctx);
 
 /*
@@ -135,6 +140,11 @@ void tw_aes_ni_decrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 			      const uint8_t *in, size_t nblocks);
 void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
 		   uint8_t *out, const uint8_t *in, size_t len);
+/* Only when tw_cpu_has(TW_CPU_VAES | TW_CPU_AVX512) as well. */
+void tw_aes_vaes_encrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
+				const uint8_t *in, size_t nblocks);
+void tw_aes_vaes_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
+		     uint8_t *out, const uint8_t *in, size_t len);
 #endif
 
 #endif

@@ -29,6 +29,7 @@ static int init(struct tw_aes_ctx *ctx, const uint8_t *key, size_t key_len,
 #if defined(__x86_64__)
 	if (tw_cpu_has(NI_FEATURES)) {
 		tw_aes_ni_init(ctx, key, key_len, with_dec);
+		ctx->vaes = tw_cpu_has(TW_CPU_VAES | TW_CPU_AVX512) ? 1 : 0;
 		return TW_OK;
 	}
 #endif
@@ -59,7 +60,10 @@ void tw_aes_encrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 {
 #if defined(__x86_64__)
 	if (ctx->impl == TW_AES_IMPL_AESNI) {
-		tw_aes_ni_encrypt_blocks(ctx, out, in, nblocks);
+		if (ctx->vaes && nblocks >= 16)
+			tw_aes_vaes_encrypt_blocks(ctx, out, in, nblocks);
+		else
+			tw_aes_ni_encrypt_blocks(ctx, out, in, nblocks);
 		return;
 	}
 #endif
@@ -106,7 +110,10 @@ void tw_aes_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[static 16],
 {
 #if defined(__x86_64__)
 	if (ctx->impl == TW_AES_IMPL_AESNI) {
-		tw_aes_ni_ctr(ctx, icb, out, in, len);
+		if (ctx->vaes && len >= 256)
+			tw_aes_vaes_ctr(ctx, icb, out, in, len);
+		else
+			tw_aes_ni_ctr(ctx, icb, out, in, len);
 		return;
 	}
 #endif
@@ -139,5 +146,7 @@ void tw_aes_wipe(struct tw_aes_ctx *ctx)
 
 const char *tw_aes_impl_name(const struct tw_aes_ctx *ctx)
 {
-	return ctx->impl == TW_AES_IMPL_AESNI ? "aesni" : "ct64";
+	if (ctx->impl != TW_AES_IMPL_AESNI)
+		return "ct64";
+	return ctx->vaes ? "vaes" : "aesni";
 }

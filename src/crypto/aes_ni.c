@@ -1,5 +1,5 @@
 /*
- * twag — AES-128/256 with x86-64 AES-NI (FIPS 197, 2001; updated 2023;
+ * twag — AES-128/192/256 with x86-64 AES-NI (FIPS 197, 2001; updated 2023;
  * CTR per NIST SP 800-38A, 2001). Intel's AES instructions compute one
  * full round each: AESENC = ShiftRows, SubBytes, MixColumns, AddRoundKey;
  * AESDEC the equivalent inverse cipher's round (FIPS 197 §5.3.5), whose
@@ -8,6 +8,9 @@
  * The instructions take the same time for any data, so this path is
  * constant time. Only compiled on x86-64; the functions carry
  * target("aes,sse4.1") and aes.c calls them only when the CPU has both.
+ * The VAES kernels (ECB and CTR on 16 blocks at a time, AVX-512 VAES)
+ * share the AES-NI key schedule and are used when the context was made
+ * with TW_CPU_VAES and TW_CPU_AVX512 enabled.
  */
 #if defined(__x86_64__)
 
@@ -23,8 +26,8 @@
 
 /*
  * One step of the §5.2 recurrence for four words at once: given the
- * previous four words k = w[i-Nk..i-Nk+3] and t (SubWord/RotWord/Rcon of
- * w[i-1] broadcast by AESKEYGENASSIST + shuffle), returns
+ * previous four words k = w[i-Nk..i-Nk+3] and t (SubWord(RotWord(w[i-1]))
+ * ^ Rcon, or SubWord(w[i-1]), in every word), returns
  * w[i+j] = w[i-Nk+j] ^ ... ^ w[i-Nk] ^ t (the prefix xor).
  */
 static inline TW_AESNI __m128i expand_step(__m128i k, __m128i t)
@@ -34,29 +37,30 @@ static inline TW_AESNI __m128i expand_step(__m128i k, __m128i t)
 	return _mm_xor_si128(k, t);
 }
 
-/* The round constant must be an immediate, hence a macro. */
-#define EXP128(rk, i, rc)                                                     \
-	rk[i] = expand_step(rk[i - 1],                                        \
-			    _mm_shuffle_epi32(                                \
-				    _mm_aeskeygenassist_si128(rk[i - 1], rc), \
-				    0xff))
+/*
+ * SubWord(RotWord(w3)) ^ Rcon in all four words, w3 = the last word of k.
+ * With every column equal, AESENCLAST's ShiftRows is the identity, so
+ * AESENCLAST(broadcast(RotWord(w3)), broadcast(Rcon)) = broadcast(
+ * SubWord(RotWord(w3)) ^ Rcon). Lower latency than AESKEYGENASSIST, and
+ * Rcon need not be an immediate.
+ */
+static inline TW_AESNI __m128i sub_rot_w3(__m128i k, uint32_t rcon)
+{
+	const __m128i rot_w3 = _mm_set_epi8(12, 15, 14, 13, 12, 15, 14, 13,
+					    12, 15, 14, 13, 12, 15, 14, 13);
 
-/* AES-256: even indices use SubWord(RotWord(.)) ^ Rcon (word 3 of the
- * assist result), odd ones SubWord(.) only (word 2, Rcon 0). */
-#define EXP256(rk, i, rc)                                                     \
-	do {                                                                  \
-		rk[i] = expand_step(                                          \
-			rk[i - 2],                                            \
-			_mm_shuffle_epi32(                                    \
-				_mm_aeskeygenassist_si128(rk[i - 1], rc),     \
-				0xff));                                       \
-		if (i + 1 <= 14)                                              \
-			rk[i + 1] = expand_step(                              \
-				rk[i - 1],                                    \
-				_mm_shuffle_epi32(                            \
-					_mm_aeskeygenassist_si128(rk[i], 0),  \
-					0xaa));                               \
-	} while (0)
+	return _mm_aesenclast_si128(_mm_shuffle_epi8(k, rot_w3),
+				    _mm_set1_epi32((int)rcon));
+}
+
+/* SubWord(w3) in all four words (the AES-256 §5.2 "i mod Nk = 4" step). */
+static inline TW_AESNI __m128i sub_w3(__m128i k)
+{
+	const __m128i w3 = _mm_set_epi8(15, 14, 13, 12, 15, 14, 13, 12,
+					15, 14, 13, 12, 15, 14, 13, 12);
+
+	return _mm_aesenclast_si128(_mm_shuffle_epi8(k, w3), _mm_setzero_si128());
+}
 
 /* AESKEYGENASSIST's word 0 is SubWord(X1); Rcon 0. */
 static inline TW_AESNI uint32_t sub_word(uint32_t w)
@@ -94,19 +98,15 @@ TW_AESNI void tw_aes_ni_init(struct tw_aes_ctx *ctx, const uint8_t *key,
 	__m128i rk[TW_AES_MAX_ROUNDS + 1];
 	unsigned nr;
 
+	/* §5.2 Rcon[i] = x^(i-1) in GF(2^8) */
+	static const uint8_t rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10,
+					  0x20, 0x40, 0x80, 0x1b, 0x36 };
+
 	if (key_len == 16) {
 		nr = 10;
 		rk[0] = _mm_loadu_si128((const __m128i *)key);
-		EXP128(rk, 1, 0x01);
-		EXP128(rk, 2, 0x02);
-		EXP128(rk, 3, 0x04);
-		EXP128(rk, 4, 0x08);
-		EXP128(rk, 5, 0x10);
-		EXP128(rk, 6, 0x20);
-		EXP128(rk, 7, 0x40);
-		EXP128(rk, 8, 0x80);
-		EXP128(rk, 9, 0x1b);
-		EXP128(rk, 10, 0x36);
+		for (unsigned i = 1; i <= 10; i++)
+			rk[i] = expand_step(rk[i - 1], sub_rot_w3(rk[i - 1], rcon[i - 1]));
 	} else if (key_len == 24) {
 		nr = 12;
 		expand192(rk, key);
@@ -114,13 +114,11 @@ TW_AESNI void tw_aes_ni_init(struct tw_aes_ctx *ctx, const uint8_t *key,
 		nr = 14;
 		rk[0] = _mm_loadu_si128((const __m128i *)key);
 		rk[1] = _mm_loadu_si128((const __m128i *)(key + 16));
-		EXP256(rk, 2, 0x01);
-		EXP256(rk, 4, 0x02);
-		EXP256(rk, 6, 0x04);
-		EXP256(rk, 8, 0x08);
-		EXP256(rk, 10, 0x10);
-		EXP256(rk, 12, 0x20);
-		EXP256(rk, 14, 0x40);
+		for (unsigned i = 2; i <= 14; i += 2) {
+			rk[i] = expand_step(rk[i - 2], sub_rot_w3(rk[i - 1], rcon[i / 2 - 1]));
+			if (i < 14)
+				rk[i + 1] = expand_step(rk[i - 1], sub_w3(rk[i]));
+		}
 	}
 	for (unsigned i = 0; i <= nr; i++)
 		_mm_store_si128((__m128i *)ctx->rk.ni[0][i], rk[i]);
@@ -157,7 +155,8 @@ static inline TW_AESNI __m128i dec1(const __m128i *k, unsigned nr, __m128i x)
 	return _mm_aesdeclast_si128(x, k[nr]);
 }
 
-/* Eight independent blocks in flight hide the AESENC latency. */
+/* Eight independent blocks in flight hide the AESENC latency. (For fewer
+ * blocks, consecutive enc1() calls already overlap out of order.) */
 static inline TW_AESNI void enc8(const __m128i *k, unsigned nr, __m128i b[8])
 {
 	for (int j = 0; j < 8; j++)
@@ -261,11 +260,26 @@ TW_AESNI void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
 	uint64_t hi = tw_load_be64(icb), lo = tw_load_be64(icb + 8);
 	__m128i b[8];
 
+	/* The counter as a little-endian 128-bit value (lo in the low lane);
+	 * PSHUFB turns it into the big-endian block. */
+	const __m128i bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+					   11, 12, 13, 14, 15);
+
 	for (; len >= 128; len -= 128, in += 128, out += 128) {
-		for (int j = 0; j < 8; j++) {
-			b[j] = ctr_block(hi, lo);
-			lo++;
-			hi += (uint64_t)(lo == 0);
+		if (lo <= UINT64_MAX - 8) {
+			/* No carry out of the low 64 bits in these eight. */
+			__m128i c = _mm_set_epi64x((long long)hi, (long long)lo);
+
+			for (int j = 0; j < 8; j++)
+				b[j] = _mm_shuffle_epi8(
+					_mm_add_epi64(c, _mm_set_epi64x(0, j)), bswap);
+			lo += 8;
+		} else {
+			for (int j = 0; j < 8; j++) {
+				b[j] = ctr_block(hi, lo);
+				lo++;
+				hi += (uint64_t)(lo == 0);
+			}
 		}
 		enc8(k, nr, b);
 		for (int j = 0; j < 8; j++) {
@@ -290,6 +304,91 @@ TW_AESNI void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
 		_mm_storeu_si128((__m128i *)ks, enc1(k, nr, ctr_block(hi, lo)));
 		tw_xor(out, in, ks, len);
 		tw_wipe(ks, sizeof(ks));
+	}
+}
+
+/* ---- VAES: four blocks per 512-bit register, sixteen in flight ---- */
+
+#define TW_VAES \
+	__attribute__((target("aes,sse4.1,avx2,vaes,avx512f,avx512vl,avx512bw")))
+
+static inline TW_VAES void enc16(const __m128i *k, unsigned nr, __m512i b[4])
+{
+	__m512i kr = _mm512_broadcast_i32x4(k[0]);
+
+	for (int j = 0; j < 4; j++)
+		b[j] = _mm512_xor_si512(b[j], kr);
+	for (unsigned r = 1; r < nr; r++) {
+		kr = _mm512_broadcast_i32x4(k[r]);
+		for (int j = 0; j < 4; j++)
+			b[j] = _mm512_aesenc_epi128(b[j], kr);
+	}
+	kr = _mm512_broadcast_i32x4(k[nr]);
+	for (int j = 0; j < 4; j++)
+		b[j] = _mm512_aesenclast_epi128(b[j], kr);
+}
+
+TW_VAES void tw_aes_vaes_encrypt_blocks(const struct tw_aes_ctx *ctx,
+					uint8_t *out, const uint8_t *in,
+					size_t nblocks)
+{
+	const __m128i *k = (const __m128i *)ctx->rk.ni[0];
+	__m512i b[4];
+
+	for (; nblocks >= 16; nblocks -= 16, in += 256, out += 256) {
+		for (int j = 0; j < 4; j++)
+			b[j] = _mm512_loadu_si512((const void *)(in + 64 * j));
+		enc16(k, ctx->nr, b);
+		for (int j = 0; j < 4; j++)
+			_mm512_storeu_si512((void *)(out + 64 * j), b[j]);
+	}
+	if (nblocks > 0)
+		tw_aes_ni_encrypt_blocks(ctx, out, in, nblocks);
+}
+
+/* SP 800-38A §6.5 as tw_aes_ni_ctr(), 16 counter blocks per step while the
+ * low 64 bits of the counter cannot carry; the rest goes to the AES-NI
+ * code, which handles any carry. */
+TW_VAES void tw_aes_vaes_ctr(const struct tw_aes_ctx *ctx,
+			     const uint8_t icb[16], uint8_t *out,
+			     const uint8_t *in, size_t len)
+{
+	const __m128i *k = (const __m128i *)ctx->rk.ni[0];
+	const __m512i bswap = _mm512_broadcast_i32x4(_mm_set_epi8(
+		0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+	/* lane j (of 4) holds counter + j; each register is 4 further on */
+	const __m512i lane = _mm512_set_epi64(0, 3, 0, 2, 0, 1, 0, 0);
+	const __m512i four = _mm512_set_epi64(0, 4, 0, 4, 0, 4, 0, 4);
+	uint64_t hi = tw_load_be64(icb), lo = tw_load_be64(icb + 8);
+	uint8_t next[16];
+	__m512i b[4];
+
+	for (; len >= 256 && lo <= UINT64_MAX - 16;
+	     len -= 256, in += 256, out += 256) {
+		__m512i c = _mm512_add_epi64(
+			_mm512_set_epi64((long long)hi, (long long)lo,
+					 (long long)hi, (long long)lo,
+					 (long long)hi, (long long)lo,
+					 (long long)hi, (long long)lo),
+			lane);
+
+		for (int j = 0; j < 4; j++) {
+			b[j] = _mm512_shuffle_epi8(c, bswap);
+			c = _mm512_add_epi64(c, four);
+		}
+		lo += 16;
+		enc16(k, ctx->nr, b);
+		for (int j = 0; j < 4; j++) {
+			__m512i p = _mm512_loadu_si512((const void *)(in + 64 * j));
+
+			_mm512_storeu_si512((void *)(out + 64 * j),
+					    _mm512_xor_si512(p, b[j]));
+		}
+	}
+	if (len > 0) {
+		tw_store_be64(next, hi);
+		tw_store_be64(next + 8, lo);
+		tw_aes_ni_ctr(ctx, next, out, in, len);
 	}
 }
 

@@ -12,21 +12,26 @@
 #include "twag/err.h"
 
 /* CPU masks that select each implementation in this run: portable always,
- * AES-NI when enabled (tests/run.sh also runs us once per TWAG_CPU). */
-static uint32_t impl_mask[2];
+ * AES-NI and VAES when enabled (tests/run.sh also runs us once per
+ * TWAG_CPU level). */
+#define VAES_FEATURES (TW_CPU_VAES | TW_CPU_AVX512)
+static uint32_t impl_mask[3];
+static const char *impl_name[3];
 static int n_impl;
 
 static void impls_setup(void)
 {
 	impl_mask[0] = 0;
+	impl_name[0] = "ct64";
 	n_impl = 1;
-	if (tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41))
-		impl_mask[n_impl++] = UINT32_MAX;
-}
-
-static const char *expect_impl(uint32_t mask)
-{
-	return mask == 0 ? "ct64" : "aesni";
+	if (tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41)) {
+		impl_mask[n_impl] = UINT32_MAX & ~(uint32_t)VAES_FEATURES;
+		impl_name[n_impl++] = "aesni";
+		if (tw_cpu_has(VAES_FEATURES)) {
+			impl_mask[n_impl] = UINT32_MAX;
+			impl_name[n_impl++] = "vaes";
+		}
+	}
 }
 
 /* ---- vectors ---- */
@@ -49,7 +54,7 @@ static void run_vector(const struct tv_case *c)
 		tw_cpu_restrict(impl_mask[m]);
 		if (!CHECK_OK(tw_aes_init_any(&ctx, key, klen)))
 			continue;
-		CHECK(strcmp(tw_aes_impl_name(&ctx), expect_impl(impl_mask[m])) == 0);
+		CHECK(strcmp(tw_aes_impl_name(&ctx), impl_name[m]) == 0);
 		/* AES-192 only through tw_aes_init_any(); else encrypt-only. */
 		if (klen == 24) {
 			CHECK_ERR(tw_aes_init(&ectx, key, klen), TW_ERR_LENGTH);
@@ -133,8 +138,7 @@ static void test_api(void)
 
 	/* The default choice follows the CPU level. */
 	CHECK_OK(tw_aes_init(&ctx, key, 16));
-	CHECK(strcmp(tw_aes_impl_name(&ctx),
-		     tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41) ? "aesni" : "ct64") == 0);
+	CHECK(strcmp(tw_aes_impl_name(&ctx), impl_name[n_impl - 1]) == 0);
 
 	/* Wipe leaves nothing of the schedule. */
 	tw_test_random(key, 32);
@@ -184,7 +188,7 @@ static bool evp_run(const EVP_CIPHER *c, int enc, const uint8_t *key,
 static void random_icb(uint8_t icb[16], unsigned kind)
 {
 	tw_test_random(icb, 16);
-	switch (kind % 5) {
+	switch (kind % 6) {
 	case 0:
 		break;
 	case 1: /* low 32 bits about to wrap */
@@ -198,6 +202,10 @@ static void random_icb(uint8_t icb[16], unsigned kind)
 	case 3: /* whole 128-bit counter wraps to zero */
 		memset(icb, 0xff, 16);
 		icb[15] = (uint8_t)(0xff - (tw_test_random_u32() % 8));
+		break;
+	case 4: /* a 16-block VAES step fits, then the low 64 bits carry */
+		memset(icb + 8, 0xff, 8);
+		icb[15] = (uint8_t)(0xff - 16 - (tw_test_random_u32() % 24));
 		break;
 	default: /* low byte wraps only */
 		icb[15] = 0xfe;
@@ -254,24 +262,26 @@ static void test_evp(void)
 
 static void test_impls_agree(void)
 {
-	uint8_t key[32], icb[16], in[520], a[520], b[520];
+	uint8_t key[32], icb[16], in[600], a[600], b[600];
 	bool same = true;
 
 	if (n_impl < 2) {
 		tw_note("AES-NI not enabled at this level: portable-only run");
 		return;
 	}
-	for (int iter = 0; iter < 200; iter++) {
+	for (int iter = 0; iter < 300; iter++) {
 		size_t klen = (iter & 1) ? 32 : 16;
 		struct tw_aes_ctx pc, nc;
+		int m = 1 + iter % (n_impl - 1);
 
 		tw_test_random(key, klen);
 		tw_cpu_restrict(0);
 		CHECK_OK(tw_aes_init(&pc, key, klen));
-		tw_cpu_restrict(UINT32_MAX);
+		tw_cpu_restrict(impl_mask[m]);
 		CHECK_OK(tw_aes_init(&nc, key, klen));
-		same &= pc.impl == TW_AES_IMPL_CT64 && nc.impl == TW_AES_IMPL_AESNI;
-		size_t nb = 1 + tw_test_random_u32() % 32;
+		same &= strcmp(tw_aes_impl_name(&pc), "ct64") == 0 &&
+			strcmp(tw_aes_impl_name(&nc), impl_name[m]) == 0;
+		size_t nb = 1 + tw_test_random_u32() % 37;
 		tw_test_random(in, 16 * nb);
 		tw_aes_encrypt_blocks(&pc, a, in, nb);
 		tw_aes_encrypt_blocks(&nc, b, in, nb);
@@ -281,10 +291,12 @@ static void test_impls_agree(void)
 		same &= memcmp(a, b, 16 * nb) == 0;
 		size_t len = tw_test_random_u32() % sizeof(in);
 		random_icb(icb, (unsigned)iter);
+		tw_test_random(in, len);
 		tw_aes_ctr(&pc, icb, a, in, len);
 		tw_aes_ctr(&nc, icb, b, in, len);
 		same &= memcmp(a, b, len) == 0;
 	}
+	tw_cpu_restrict(UINT32_MAX);
 	CHECK(same);
 }
 
