@@ -71,6 +71,25 @@ struct tw_suci_hn_key {
 	uint8_t priv[TW_SUCI_PRIV_LEN];
 };
 
+/*
+ * A home-network private key prepared once for many deconcealments (the
+ * SIDF keeps one per key id): the OpenSSL key object is built at init, so a
+ * deconceal costs one ECDH, not an import plus an ECDH. Created with
+ * tw_suci_hn_ctx_init (allocates inside OpenSSL), released with
+ * tw_suci_hn_ctx_free. Read-only after init: threads may share it.
+ */
+struct tw_suci_hn_ctx {
+	uint8_t id;
+	enum tw_suci_scheme scheme;
+	void *pkey; /* EVP_PKEY *, owned */
+};
+
+/* TW_ERR_UNSUPPORTED for the null scheme or an unknown one, TW_ERR_RANGE
+ * for an invalid P-256 scalar, TW_ERR_NOMEM/TW_ERR_CRYPTO from OpenSSL. */
+TW_MUST_CHECK int tw_suci_hn_ctx_init(struct tw_suci_hn_ctx *c,
+				      const struct tw_suci_hn_key *k);
+void tw_suci_hn_ctx_free(struct tw_suci_hn_ctx *c);
+
 /* The ECIES key material of TS 33.501 C.3.2 (one K split three ways). */
 struct tw_suci_ecies_keys {
 	uint8_t enc_key[TW_SUCI_ENC_KEY_LEN];
@@ -204,5 +223,16 @@ TW_MUST_CHECK int tw_suci_conceal(enum tw_suci_scheme scheme,
 TW_MUST_CHECK int tw_suci_deconceal(const struct tw_suci_hn_key *keys,
 				    size_t nkeys, const char *suci,
 				    char *supi, size_t supi_max);
+
+/* As tw_suci_deconceal, with prepared keys (the fast path of a SIDF). */
+TW_MUST_CHECK int tw_suci_deconceal_ctx(const struct tw_suci_hn_ctx *keys,
+					size_t nkeys, const char *suci,
+					char *supi, size_t supi_max);
+
+/* As tw_suci_ecies_decrypt, with a prepared key. */
+TW_MUST_CHECK int tw_suci_ecies_decrypt_ctx(const struct tw_suci_hn_ctx *k,
+					    const uint8_t *scheme_output,
+					    size_t len, uint8_t *plaintext,
+					    size_t pt_max, size_t *pt_len);
 
 #endif

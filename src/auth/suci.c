@@ -90,8 +90,13 @@ static int write_supi(char *supi, size_t supi_max, const struct field *mcc,
 	return TW_OK;
 }
 
-int tw_suci_deconceal(const struct tw_suci_hn_key *keys, size_t nkeys,
-		      const char *suci, char *supi, size_t supi_max)
+/*
+ * One parser for both key forms: exactly one of keys/ctxs is non-NULL.
+ * A raw key is prepared for this call only.
+ */
+static int deconceal(const struct tw_suci_hn_key *keys,
+		     const struct tw_suci_hn_ctx *ctxs, size_t nkeys,
+		     const char *suci, char *supi, size_t supi_max)
 {
 	enum { F_SUCI, F_TYPE, F_MCC, F_MNC, F_RI, F_SCHEME, F_KEYID, F_OUT, F_N };
 	struct field f[F_N];
@@ -99,6 +104,7 @@ int tw_suci_deconceal(const struct tw_suci_hn_key *keys, size_t nkeys,
 	uint8_t bcd[TW_SUCI_MSIN_BCD_MAX];
 	char msin[2 * TW_SUCI_MSIN_BCD_MAX + 1];
 	const struct tw_suci_hn_key *key = NULL;
+	const struct tw_suci_hn_ctx *ctx = NULL;
 	size_t len, out_len, bcd_len, nmsin;
 	int scheme, key_id, rc;
 
@@ -177,13 +183,13 @@ int tw_suci_deconceal(const struct tw_suci_hn_key *keys, size_t nkeys,
 			   f[F_OUT].len);
 	if (rc != TW_OK)
 		goto out;
-	for (size_t i = 0; i < nkeys; i++) {
-		if (keys[i].id == key_id && (int)keys[i].scheme == scheme) {
+	for (size_t i = 0; i < nkeys && key == NULL && ctx == NULL; i++) {
+		if (keys != NULL && keys[i].id == key_id && (int)keys[i].scheme == scheme)
 			key = &keys[i];
-			break;
-		}
+		if (ctxs != NULL && ctxs[i].id == key_id && (int)ctxs[i].scheme == scheme)
+			ctx = &ctxs[i];
 	}
-	if (key == NULL) {
+	if (key == NULL && ctx == NULL) {
 		rc = TW_ERR_NOTFOUND;
 		goto out;
 	}
@@ -199,8 +205,10 @@ int tw_suci_deconceal(const struct tw_suci_hn_key *keys, size_t nkeys,
 			goto out;
 		}
 	}
-	rc = tw_suci_ecies_decrypt(key, output, out_len, bcd, sizeof(bcd),
-				   &bcd_len);
+	rc = ctx != NULL ? tw_suci_ecies_decrypt_ctx(ctx, output, out_len, bcd,
+						    sizeof(bcd), &bcd_len)
+			 : tw_suci_ecies_decrypt(key, output, out_len, bcd,
+						sizeof(bcd), &bcd_len);
 	if (rc != TW_OK)
 		goto out;
 	rc = tw_suci_bcd_to_msin(bcd, bcd_len, msin, sizeof(msin), &nmsin);
@@ -214,6 +222,18 @@ out:
 	if (rc != TW_OK && supi_max > 0)
 		tw_wipe(supi, supi_max);
 	return rc;
+}
+
+int tw_suci_deconceal(const struct tw_suci_hn_key *keys, size_t nkeys,
+		      const char *suci, char *supi, size_t supi_max)
+{
+	return deconceal(keys, NULL, nkeys, suci, supi, supi_max);
+}
+
+int tw_suci_deconceal_ctx(const struct tw_suci_hn_ctx *keys, size_t nkeys,
+			  const char *suci, char *supi, size_t supi_max)
+{
+	return deconceal(NULL, keys, nkeys, suci, supi, supi_max);
 }
 
 int tw_suci_conceal(enum tw_suci_scheme scheme, const uint8_t *hn_pub,

@@ -226,11 +226,30 @@ int tw_suci_public_key(const struct tw_suci_hn_key *k, uint8_t *pub,
 	return tw_suci_ecc_public(k->scheme, k->priv, pub, pub_max, pub_len);
 }
 
-int tw_suci_ecdh(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
-		 const uint8_t *peer_pub, size_t peer_pub_len,
-		 uint8_t z[static 32])
+/* The home network's private key as an OpenSSL object (allocates). */
+static int own_pkey(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
+		    EVP_PKEY **own)
 {
-	EVP_PKEY *own = NULL, *peer = NULL;
+	*own = NULL;
+	if (scheme == TW_SUCI_SCHEME_PROFILE_A) {
+		*own = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
+						    TW_SUCI_PRIV_LEN);
+		return *own != NULL ? TW_OK : TW_ERR_NOMEM;
+	}
+	if (scheme == TW_SUCI_SCHEME_PROFILE_B) {
+		if (!p256_scalar_ok(priv))
+			return TW_ERR_RANGE;
+		return p256_priv_pkey(priv, own);
+	}
+	return TW_ERR_UNSUPPORTED;
+}
+
+/* Z from a prepared private key and a received ephemeral public key. */
+static int ecdh_with(enum tw_suci_scheme scheme, EVP_PKEY *own,
+		     const uint8_t *peer_pub, size_t peer_pub_len,
+		     uint8_t z[static 32])
+{
+	EVP_PKEY *peer = NULL;
 	EVP_PKEY_CTX *dctx = NULL;
 	size_t zlen = TW_SUCI_SHARED_KEY_LEN;
 	int rc;
@@ -238,22 +257,15 @@ int tw_suci_ecdh(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
 	if (scheme == TW_SUCI_SCHEME_PROFILE_A) {
 		if (peer_pub_len != TW_SUCI_PROFILE_A_PUB_LEN)
 			return TW_ERR_DECODE;
-		own = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv,
-						   TW_SUCI_PRIV_LEN);
 		/* RFC 7748 §5: every 32-octet string is a u-coordinate. */
 		peer = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL,
 						   peer_pub, peer_pub_len);
-		if (own == NULL || peer == NULL) {
+		if (peer == NULL) {
 			rc = TW_ERR_NOMEM;
 			goto out;
 		}
 	} else if (scheme == TW_SUCI_SCHEME_PROFILE_B) {
-		if (!p256_scalar_ok(priv))
-			return TW_ERR_RANGE;
 		rc = p256_peer_pkey(peer_pub, peer_pub_len, &peer);
-		if (rc != TW_OK)
-			goto out;
-		rc = p256_priv_pkey(priv, &own);
 		if (rc != TW_OK)
 			goto out;
 	} else {
@@ -296,13 +308,64 @@ int tw_suci_ecdh(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
 	rc = TW_OK;
 out:
 	EVP_PKEY_CTX_free(dctx);
-	EVP_PKEY_free(own);
 	EVP_PKEY_free(peer);
 	if (rc != TW_OK) {
 		tw_wipe(z, TW_SUCI_SHARED_KEY_LEN);
 		ERR_clear_error();
 	}
 	return rc;
+}
+
+int tw_suci_ecdh(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
+		 const uint8_t *peer_pub, size_t peer_pub_len,
+		 uint8_t z[static 32])
+{
+	EVP_PKEY *own = NULL;
+	int rc;
+
+	if (scheme != TW_SUCI_SCHEME_PROFILE_A && scheme != TW_SUCI_SCHEME_PROFILE_B)
+		return TW_ERR_UNSUPPORTED;
+	/* A bad received key is reported before our own key is touched. */
+	if (scheme == TW_SUCI_SCHEME_PROFILE_A &&
+	    peer_pub_len != TW_SUCI_PROFILE_A_PUB_LEN)
+		return TW_ERR_DECODE;
+	rc = own_pkey(scheme, priv, &own);
+	if (rc == TW_OK)
+		rc = ecdh_with(scheme, own, peer_pub, peer_pub_len, z);
+	EVP_PKEY_free(own);
+	if (rc != TW_OK) {
+		tw_wipe(z, TW_SUCI_SHARED_KEY_LEN);
+		ERR_clear_error();
+	}
+	return rc;
+}
+
+int tw_suci_hn_ctx_init(struct tw_suci_hn_ctx *c, const struct tw_suci_hn_key *k)
+{
+	EVP_PKEY *own = NULL;
+	int rc;
+
+	if (c == NULL || k == NULL)
+		return TW_ERR_INVAL;
+	memset(c, 0, sizeof(*c));
+	rc = own_pkey(k->scheme, k->priv, &own);
+	if (rc != TW_OK) {
+		ERR_clear_error();
+		return rc;
+	}
+	c->id = k->id;
+	c->scheme = k->scheme;
+	c->pkey = own;
+	return TW_OK;
+}
+
+void tw_suci_hn_ctx_free(struct tw_suci_hn_ctx *c)
+{
+	if (c == NULL)
+		return;
+	/* EVP_PKEY_free clears the key material it owns. */
+	EVP_PKEY_free(c->pkey);
+	memset(c, 0, sizeof(*c));
 }
 
 int tw_suci_ecies_derive(const uint8_t z[static 32], const uint8_t *eph_pub,
@@ -413,11 +476,11 @@ out:
 	return rc;
 }
 
-int tw_suci_ecies_decrypt(const struct tw_suci_hn_key *k,
-			  const uint8_t *scheme_output, size_t len,
-			  uint8_t *plaintext, size_t pt_max, size_t *pt_len)
+int tw_suci_ecies_decrypt_ctx(const struct tw_suci_hn_ctx *k,
+			      const uint8_t *scheme_output, size_t len,
+			      uint8_t *plaintext, size_t pt_max, size_t *pt_len)
 {
-	size_t pub_len = pub_len_of(k->scheme);
+	size_t pub_len = k != NULL ? pub_len_of(k->scheme) : 0;
 	uint8_t z[TW_SUCI_SHARED_KEY_LEN];
 	uint8_t mac[32];
 	struct tw_suci_ecies_keys keys;
@@ -441,7 +504,7 @@ int tw_suci_ecies_decrypt(const struct tw_suci_hn_key *k,
 	if (pt_max < ct_len)
 		return TW_ERR_OVERFLOW;
 
-	rc = tw_suci_ecdh(k->scheme, k->priv, scheme_output, pub_len, z);
+	rc = ecdh_with(k->scheme, k->pkey, scheme_output, pub_len, z);
 	if (rc != TW_OK)
 		goto out;
 	rc = tw_suci_ecies_derive(z, scheme_output, pub_len, &keys);
@@ -467,6 +530,30 @@ out:
 	tw_wipe(z, sizeof(z));
 	tw_wipe(&keys, sizeof(keys));
 	tw_wipe(mac, sizeof(mac));
+	return rc;
+}
+
+int tw_suci_ecies_decrypt(const struct tw_suci_hn_key *k,
+			  const uint8_t *scheme_output, size_t len,
+			  uint8_t *plaintext, size_t pt_max, size_t *pt_len)
+{
+	struct tw_suci_hn_ctx c;
+	size_t pub_len = pub_len_of(k->scheme);
+	int rc;
+
+	if (pub_len == 0)
+		return TW_ERR_UNSUPPORTED;
+	/* Length errors first, as before, so no key is imported for them. */
+	if (len < pub_len + 1 + TW_SUCI_MAC_TAG_LEN)
+		return TW_ERR_LENGTH;
+	if (pt_max < len - pub_len - TW_SUCI_MAC_TAG_LEN)
+		return TW_ERR_OVERFLOW;
+	rc = tw_suci_hn_ctx_init(&c, k);
+	if (rc != TW_OK)
+		return rc;
+	rc = tw_suci_ecies_decrypt_ctx(&c, scheme_output, len, plaintext, pt_max,
+				       pt_len);
+	tw_suci_hn_ctx_free(&c);
 	return rc;
 }
 

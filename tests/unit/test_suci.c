@@ -162,6 +162,24 @@ static void run_ecies_vector(const struct tv_case *c)
 	CHECK(strcmp(supi, imsi) == 0);
 	CHECK_ERR(tw_suci_deconceal(&key, 1, expect_suci, supi, strlen(imsi)),
 		  TW_ERR_OVERFLOW);
+	/* The prepared-key path (a SIDF's) gives the same answer. */
+	struct tw_suci_hn_ctx hctx;
+	if (CHECK_OK(tw_suci_hn_ctx_init(&hctx, &key))) {
+		memset(supi, 'x', sizeof(supi));
+		CHECK_OK(tw_suci_deconceal_ctx(&hctx, 1, expect_suci, supi, sizeof(supi)));
+		CHECK(strcmp(supi, imsi) == 0);
+		char bad_suci[TW_SUCI_STR_MAX];
+		snprintf(bad_suci, sizeof(bad_suci), "%s", expect_suci);
+		flip_hex_bit(bad_suci + strlen(bad_suci) - 2 * out_len, out_len - 1, 3);
+		CHECK_ERR(tw_suci_deconceal_ctx(&hctx, 1, bad_suci, supi, sizeof(supi)),
+			  TW_ERR_AUTH);
+		CHECK(supi[0] == '\0');
+		hctx.id = 28;
+		CHECK_ERR(tw_suci_deconceal_ctx(&hctx, 1, expect_suci, supi, sizeof(supi)),
+			  TW_ERR_NOTFOUND);
+		tw_suci_hn_ctx_free(&hctx);
+		CHECK(hctx.pkey == NULL);
+	}
 	/* Upper-case hex is accepted on input. */
 	for (char *p = expect_suci + strlen(expect_suci) - 2 * out_len; *p; p++)
 		if (*p >= 'a' && *p <= 'f')
@@ -501,6 +519,9 @@ static void test_round_trips(void)
 			tw_test_random(keys[i].priv, 32);
 		while (tw_suci_public_key(&keys[i], pubs[i], 33, &n) != TW_OK);
 	}
+	struct tw_suci_hn_ctx ctxs[6];
+	for (int i = 0; i < 6; i++)
+		CHECK_OK(tw_suci_hn_ctx_init(&ctxs[i], &keys[i]));
 	for (int r = 0; r < 60; r++) {
 		int i = r % 6;
 		unsigned mnc = 2 + (unsigned)(r / 6) % 2;
@@ -521,8 +542,13 @@ static void test_round_trips(void)
 		all &= strncmp(suci + 7, imsi + 5, 3) == 0 &&
 		       strncmp(suci + 11, imsi + 8, mnc) == 0 &&
 		       strncmp(suci + 11 + mnc, expect_ri, strlen(expect_ri)) == 0;
-		/* Deconceal picks the key by (id, scheme) among all six. */
+		/* Deconceal picks the key by (id, scheme) among all six,
+		 * raw and prepared. */
 		all &= tw_suci_deconceal(keys, 6, suci, supi, sizeof(supi)) ==
+			       TW_OK &&
+		       strcmp(supi, imsi) == 0;
+		memset(supi, 0, sizeof(supi));
+		all &= tw_suci_deconceal_ctx(ctxs, 6, suci, supi, sizeof(supi)) ==
 			       TW_OK &&
 		       strcmp(supi, imsi) == 0;
 		/* Without the right key: NOTFOUND; other keys with the same id
@@ -547,8 +573,17 @@ static void test_round_trips(void)
 	CHECK_ERR(tw_suci_deconceal(keys, 0, "suci-0-001-01-0-1-1-00", supi,
 				    sizeof(supi)),
 		  TW_ERR_NOTFOUND);
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 6; i++) {
+		tw_suci_hn_ctx_free(&ctxs[i]);
 		tw_wipe(keys[i].priv, 32);
+	}
+	/* Preparing an invalid key fails cleanly. */
+	struct tw_suci_hn_key badk = { .id = 1, .scheme = TW_SUCI_SCHEME_PROFILE_B };
+	struct tw_suci_hn_ctx badc;
+	CHECK_ERR(tw_suci_hn_ctx_init(&badc, &badk), TW_ERR_RANGE); /* scalar 0 */
+	badk.scheme = TW_SUCI_SCHEME_NULL;
+	CHECK_ERR(tw_suci_hn_ctx_init(&badc, &badk), TW_ERR_UNSUPPORTED);
+	CHECK_ERR(tw_suci_hn_ctx_init(NULL, &badk), TW_ERR_INVAL);
 }
 
 /* ---- invalid keys and points ------------------------------------------ */
