@@ -75,7 +75,7 @@
 enum {
 	BENCH_IN_LEN = 64,    /* input of once() */
 	BENCH_OUT_MAX = 512,  /* room for once()'s outputs (plus t->size) */
-	BENCH_MAX_SCENARIOS = 128,
+	BENCH_MAX_SCENARIOS = 512,
 	BENCH_MAX_SIZES = 32, /* entries of a size list, without the 0 */
 	/* setup() status: this implementation is not offered here. */
 	BENCH_UNAVAILABLE = 0x7562, /* positive: never a tw_err */

@@ -47,6 +47,12 @@ static const char usage[] =
 	"  ccmp encrypt|decrypt --tk HEX --pn N --frame HEX [--cipher ccmp-128|ccmp-256|gcmp-128|gcmp-256]\n"
 	"       [--key-id N]   (decrypt: --pn optional, the last PN accepted)\n"
 	"      -> frame pn                                         (IEEE 802.11 12.5.3, 12.5.5)\n"
+	"  esp encrypt|decrypt --sa TRANSFORM:KEYHEX:SPI --seq N --packet HEX [--mode transport|tunnel]\n"
+	"      [--esn] [--nh N] [--iv HEX]\n"
+	"      -> packet | payload next_header seq                 (RFC 4303 ESP, RFC 4302 AH)\n"
+	"      TRANSFORM: aes-gcm-128|aes-gcm-256 (KEYHEX = key|4-byte salt), aes-cbc-{128,256}-hmac-{sha1,sha256},\n"
+	"      aes-cbc-128-hmac-md5, 3des-cbc-hmac-sha1, null-hmac-sha1, null-hmac-md5 (KEYHEX = enc|auth key),\n"
+	"      null (baseline), ah-hmac-sha1|ah-hmac-md5|ah-hmac-sha256 (--packet = whole IPv4 packet)\n"
 	"  cpu                                                     -> level features\n"
 	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
@@ -62,6 +68,7 @@ static const struct {
 	{ "kdf", cmd_kdf },           { "suci", cmd_suci },
 	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
 	{ "wlan", cmd_wlan },         { "ccmp", cmd_ccmp },
+	{ "esp", cmd_esp },
 };
 
 int main(int argc, char **argv)

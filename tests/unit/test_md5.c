@@ -1,0 +1,127 @@
+/*
+ * Tests of MD5 (RFC 1321 Appendix A.5) and HMAC-MD5 (RFC 2202 §2), with
+ * cross-checks against OpenSSL libcrypto (EVP md5, HMAC) on random inputs
+ * and lengths, and split updates.
+ */
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "tw_test.h"
+#include "twag/bytes.h"
+#include "twag/md5.h"
+
+/* A field that is either "quoted text" or hex. */
+static size_t field(const struct tv_case *c, const char *key, uint8_t *out,
+		    size_t max)
+{
+	for (int i = 0; i < c->nkv; i++) {
+		if (strcmp(c->kv[i].key, key) == 0 && c->kv[i].quoted) {
+			size_t n = strlen(c->kv[i].val);
+
+			if (!CHECK(n <= max))
+				return 0;
+			memcpy(out, c->kv[i].val, n);
+			return n;
+		}
+	}
+	return tv_hex(c, key, out, max);
+}
+
+static void md5_case(const struct tv_case *c)
+{
+	uint8_t msg[128], d[16], d2[16];
+	size_t n = field(c, "msg", msg, sizeof(msg));
+	struct tw_md5_ctx ctx;
+
+	tw_md5(d, msg, n);
+	TV_EXPECT(c, "digest", d, 16);
+	/* The same message fed one octet at a time. */
+	tw_md5_init(&ctx);
+	for (size_t i = 0; i < n; i++)
+		tw_md5_update(&ctx, msg + i, 1);
+	tw_md5_final(&ctx, d2);
+	CHECK_MEM(d, d2, 16);
+	/* A flipped bit changes the digest. */
+	if (n > 0) {
+		msg[n / 2] ^= 0x10;
+		tw_md5(d2, msg, n);
+		CHECK(memcmp(d, d2, 16) != 0);
+	}
+}
+
+static void hmac_case(const struct tv_case *c)
+{
+	uint8_t key[128], data[128], mac[16];
+	size_t kn = field(c, "key", key, sizeof(key));
+	size_t dn = field(c, "data", data, sizeof(data));
+	struct tw_hmac_md5_ctx ctx;
+
+	tw_hmac_md5(mac, key, kn, data, dn);
+	TV_EXPECT(c, "digest", mac, 16);
+	if (tv_has(c, "digest96"))
+		TV_EXPECT(c, "digest96", mac, 12);
+	/* A keyed context serves several messages. */
+	tw_hmac_md5_init(&ctx, key, kn);
+	tw_hmac_md5_update(&ctx, "junk", 4);
+	tw_hmac_md5_reset(&ctx);
+	for (int r = 0; r < 2; r++) {
+		tw_hmac_md5_update(&ctx, data, dn / 2);
+		tw_hmac_md5_update(&ctx, data + dn / 2, dn - dn / 2);
+		tw_hmac_md5_final(&ctx, mac);
+		TV_EXPECT(c, "digest", mac, 16);
+	}
+	tw_hmac_md5_wipe(&ctx);
+	/* Wrong key: a different MAC. */
+	key[0] ^= 1;
+	tw_hmac_md5(mac, key, kn, data, dn);
+	uint8_t exp[16];
+	CHECK(tv_hex(c, "digest", exp, 16) == 16 && memcmp(exp, mac, 16) != 0);
+}
+
+/* Random lengths around the 55/56/64-octet padding edges and longer. */
+static void cross_openssl(void)
+{
+	static uint8_t msg[3000];
+	unsigned bad = 0, runs = 0;
+
+	tw_test_random(msg, sizeof(msg));
+	for (size_t n = 0; n < 200; n++, runs++) {
+		uint8_t a[16], b[16];
+		unsigned bl = 0;
+
+		tw_md5(a, msg, n);
+		if (EVP_Digest(msg, n, b, &bl, EVP_md5(), NULL) != 1 || bl != 16)
+			bad++;
+		bad += memcmp(a, b, 16) != 0;
+	}
+	for (int i = 0; i < 300; i++, runs++) {
+		uint8_t key[100], a[16], b[16];
+		size_t kn = tw_test_random_u32() % sizeof(key);
+		size_t n = tw_test_random_u32() % sizeof(msg);
+		unsigned bl = 0;
+		struct tw_md5_ctx ctx;
+
+		tw_test_random(key, kn);
+		tw_hmac_md5(a, key, kn, msg, n);
+		if (HMAC(EVP_md5(), key, (int)kn, msg, n, b, &bl) == NULL || bl != 16)
+			bad++;
+		bad += memcmp(a, b, 16) != 0;
+		/* Split updates at a random point. */
+		size_t cut = n ? tw_test_random_u32() % n : 0;
+		tw_md5_init(&ctx);
+		tw_md5_update(&ctx, msg, cut);
+		tw_md5_update(&ctx, msg + cut, n - cut);
+		tw_md5_final(&ctx, a);
+		EVP_Digest(msg, n, b, &bl, EVP_md5(), NULL);
+		bad += memcmp(a, b, 16) != 0;
+	}
+	CHECK(runs == 500);
+	CHECK(bad == 0);
+}
+
+void test_main(void)
+{
+	CHECK(tv_run_file("md5.vec", md5_case) == 7);
+	CHECK(tv_run_file("hmac_md5.vec", hmac_case) == 7);
+	cross_openssl();
+}
