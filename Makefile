@@ -49,6 +49,7 @@ HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LEVELS := $(BUILD)/tests/cpu_levels
+CT_CHECK := $(BUILD)/tests/ct_check
 # Fuzz targets: each tests/fuzz/fuzz_<name>.c builds as a plain reader of
 # its committed corpus (tests/fuzz/corpus/<name>/) in every build, and as a
 # libFuzzer program with `make fuzz CC=clang`.
@@ -61,10 +62,10 @@ FUZZ_DIR ?= build-fuzz
 # Naming the objects in an explicit rule keeps make from treating them as
 # intermediate (deleted after linking, and then not rebuilt when missing).
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/cpu_levels.o \
-	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o
+	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
 .PHONY: all test test-run run bench deps clean objs fuzz
-all: $(LIB) $(TWAG) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN)
+all: $(LIB) $(TWAG) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
 $(BUILD)/%.o: %.c
@@ -109,6 +110,9 @@ fuzz:
 		grep -E '^#[0-9]+.*DONE' $(FUZZ_DIR)/lf_$$n.log | tail -1; \
 	done
 
+$(CT_CHECK): $(BUILD)/tests/ct/ct_check.o $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(LEVELS): $(BUILD)/tests/harness/cpu_levels.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -119,7 +123,7 @@ test:
 	@$(MAKE) --no-print-directory test-run
 
 test-run: all
-	@tests/run.sh $(BUILD)
+	@TWAG_SANITIZER=$(SANITIZER) tests/run.sh $(BUILD)
 
 run:
 	@scripts/deps.sh build

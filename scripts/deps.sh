@@ -9,7 +9,7 @@ what=${1:-test}
 pkgs="build-essential libssl-dev pkg-config"
 case "$what" in
 build) ;;
-test) pkgs="$pkgs libosmocore-dev libosmocore-utils python3 python3-cryptography" ;;
+test) pkgs="$pkgs libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev" ;;
 bench) pkgs="$pkgs libosmocore-dev libosmocore-utils gnuplot-nox" ;;
 *) echo "deps.sh: unknown set '$what' (build|test|bench)" >&2; exit 2 ;;
 esac

@@ -37,6 +37,14 @@ for t in "$build"/tests/test_*; do
 	done
 done
 
+# Constant-time check under valgrind (not with sanitizers: they do not mix).
+if [ -z "${TWAG_SANITIZER:-}" ] && [ -x "$build/tests/ct_check" ] && command -v valgrind >/dev/null 2>&1; then
+	out=$(TWAG_CPU=avx2 timeout 600 valgrind -q "$build/tests/ct_check" 2>/dev/null)
+	rc=$?
+	printf '%s\n' "$out" | grep -E 'FAIL|passed' || true
+	tally "$out" "$rc" "ct_check (valgrind)"
+fi
+
 # Fuzz targets as plain readers of their committed seed corpora.
 for f in "$build"/fuzz/fuzz_*; do
 	[ -x "$f" ] || continue
