@@ -49,8 +49,8 @@ enum tw_eap_action {
 enum {
 	TW_EAP_ID_MAX = 253,         /* RFC 7542 §2.3: an NAI, as in nai.h */
 	TW_EAP_REALM_MAX = 200,
-	TW_EAP_PSEUDONYM_MAX = 64,   /* user name part minted by the engines */
-	TW_EAP_SESSION_ID_MAX = 65,  /* 0x12 | NONCE_MT | 3 * RAND */
+	TW_EAP_PSEUDONYM_MAX = 253,  /* any NAI: RFC 4186 A.5 sends 70 octets */
+	TW_EAP_SESSION_ID_MAX = 65,  /* 0x12 | 3 * RAND | NONCE_MT */
 	TW_EAP_GEN_ID_RANDOM = 16,   /* characters of randomness in a minted id */
 	TW_EAP_DEFAULT_REAUTH_LIMIT = 16,
 	/* A sound packet of these methods is far below this; engines reject a
@@ -60,7 +60,7 @@ enum {
 
 /* Keys out of a successful authentication: MSK and EMSK (RFC 3748 §7.10,
  * RFC 5247 §1.4), and the Session-Id (RFC 5247 Appendix A, RFC 8940 §2):
- *   EAP-SIM full:    0x12 | NONCE_MT | RAND1 | ... | RANDn
+ *   EAP-SIM full:    0x12 | RAND1 | ... | RANDn | NONCE_MT
  *   EAP-AKA full:    0x17 | RAND | AUTN     (AKA': 0x32 | RAND | AUTN,
  *                                            RFC 9048)
  *   fast re-auth:    Type | NONCE_S | MAC   (AT_MAC of the server's
