@@ -11,6 +11,16 @@
  * the caller passes them (from configuration or a later constant once
  * checked). The function fixes what the construction itself fixes: the
  * key is the whole EMSK and the output the 256-bit KDF result.
+ *
+ * Searched again (tech-invite / itecspec TS 33.402 pages, "TS 33.402
+ * Annex A WLCP", "KDF WLCP key EMSK TWAG", TS 33.220 FC allocation table,
+ * TS 24.244 §4.2.4 DTLS set-up): no stored text gives the WLCP key clause
+ * -- only Ericsson's patent family (US 10716000, CA 2947371: "a WLCP key
+ * derived from the MSK, the EMSK or a key derived from them, used for
+ * DTLS"), which fixes neither FC nor the parameters. Whether the input is
+ * the MSK or the EMSK is therefore also unconfirmed; EMSK is kept as the
+ * most likely reading (the MSK leaves the AAA server for the access
+ * point). No fixed-constant tw_wlcp_key_derive() exists until it is.
  */
 #ifndef TWAG_WLCP_KEY_H
 #define TWAG_WLCP_KEY_H

@@ -7,12 +7,18 @@
  * their IEIs). The decoder and the encoder both walk the same row, so a
  * correction to a table is a one-line change.
  *
- * NOTE on sources: the message type values (table 8.2.1) and the PDN
- * CONNECTIVITY REQUEST row (table 7.1.1.1) were read from the Rel-17 text.
- * The other rows follow §7.2-§7.6 as recalled (with the IEI values of the
- * corresponding ESM IEs of TS 24.301 §9.9.4: APN 0x28, PCO 0x27, timer
- * 0x37, re-attempt indicator 0x6B, cause 0x58) and should be re-checked
- * against the tables of the release deployed.
+ * NOTE on sources: the message type values (table 8.2.1: 0x81..0x86) and
+ * the PDN CONNECTIVITY REQUEST row (table 7.1.1.1: request type V 1/2, PDN
+ * type V 1/2, 28 APN TLV 3-102, 27 PCO TLV 3-253, 33 NBIFOM TLV 3-257,
+ * A- UE N3G capability TV 1) were checked again against the Rel-17 text
+ * (itecspec.com, TS 24.244 clauses 7 and 8). The other rows follow
+ * §7.2-§7.6 as recalled (with the IEI values of the corresponding ESM IEs
+ * of TS 24.301 §9.9.4: APN 0x28, PCO 0x27, timer 0x37, re-attempt
+ * indicator 0x6B, cause 0x58) and are NOT confirmed: the stored copies of
+ * TS 24.244 (itecspec clause 7, pdfslide.us V12.2.0, vdocuments.mx
+ * V12.0.0/V15.2.0, docslib V12.2.0) could only be read up to table
+ * 7.1.1.1. No PDN DISCONNECT REJECT is defined in table 8.2.1, so there is
+ * no row for it. Re-check the other rows against the release deployed.
  */
 #include <string.h>
 
