@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "../crypto/sha_internal.h"
 #include "twag/bytes.h"
 #include "twag/hmac.h"
 #include "twag/kdf.h"
@@ -108,9 +109,34 @@ int tw_kdf_ck_ik_prime(uint8_t ck_prime[static 16], uint8_t ik_prime[static 16],
 		{ net_name, net_name_len },
 		{ sqn_xor_ak, 6 },
 	};
-	err = kdf_ck_ik(out, ck, ik, TW_FC_CK_IK_PRIME, p, 2);
-	if (err != TW_OK)
-		goto out;
+	if (11 + net_name_len + 9 <= 64) {
+		/* the usual short name: S = FC | P0 | L0 | P1 | L1 fits one
+		 * padded block, hashed without the generic buffering */
+		struct tw_hmac_sha256_ctx k;
+		uint8_t key[32], blk[64];
+		size_t n = 0;
+
+		memcpy(key, ck, 16);
+		memcpy(key + 16, ik, 16);
+		tw_hmac_sha256_init(&k, key, sizeof(key));
+		blk[n++] = TW_FC_CK_IK_PRIME;
+		memcpy(blk + n, net_name, net_name_len);
+		n += net_name_len;
+		tw_store_be16(blk + n, (uint16_t)net_name_len);
+		n += 2;
+		memcpy(blk + n, sqn_xor_ak, 6);
+		n += 6;
+		tw_store_be16(blk + n, 6);
+		n += 2;
+		(void)tw_sha256_pad_after_key(blk, n, sizeof(blk));
+		tw_hmac_sha256_padded(&k, blk, 1, out);
+		tw_hmac_sha256_wipe(&k);
+		tw_wipe(key, sizeof(key));
+	} else {
+		err = kdf_ck_ik(out, ck, ik, TW_FC_CK_IK_PRIME, p, 2);
+		if (err != TW_OK)
+			goto out;
+	}
 	memcpy(ck_prime, out, 16);
 	memcpy(ik_prime, out + 16, 16);
 out:

@@ -4,6 +4,7 @@
  * (RFC 4187) and EAP-SIM (RFC 4186) master keys, and the FIPS 186-2 change
  * notice 1 PRF of RFC 4186 Appendix B.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "../crypto/sha_internal.h"
@@ -72,13 +73,53 @@ int tw_prf_prime(uint8_t *out, size_t out_len, const uint8_t *key,
 	return TW_OK;
 }
 
+/*
+ * RFC 9048 §3.4 PRF' for the key expansion of §3.3, on pre-padded
+ * messages: S = "EAP-AKA'" | Identity is laid out once, with its SHA-256
+ * padding, for T1 (S | 0x01) and for every later Tn (Tn-1 | S | n); each
+ * block then only rewrites Tn-1 and n, so a Tn costs its compressions and
+ * nothing else. Returns false when Identity is too long for the buffers
+ * (the caller then takes the generic tw_prf_prime()).
+ */
+enum { PRF_BUF = 5 * 64 }; /* Tn-1 | S | n | padding, Identity <= 270 */
+
+static bool prf_prime_mk(uint8_t mk[7 * 32], const struct tw_hmac_sha256_ctx *k,
+			 const uint8_t *identity, size_t identity_len)
+{
+	static const uint8_t label[8] = "EAP-AKA'";
+	uint8_t m1[PRF_BUF], mn[PRF_BUF];
+	size_t n1, nn, s_len = sizeof(label) + identity_len;
+
+	if (32 + s_len + 1 + 9 > PRF_BUF)
+		return false;
+	memcpy(m1, label, sizeof(label));
+	if (identity_len != 0) /* identity may be NULL when empty */
+		memcpy(m1 + sizeof(label), identity, identity_len);
+	m1[s_len] = 1;
+	n1 = tw_sha256_pad_after_key(m1, s_len + 1, sizeof(m1));
+	memcpy(mn + 32, m1, s_len);
+	nn = tw_sha256_pad_after_key(mn, 32 + s_len + 1, sizeof(mn));
+	if (n1 == 0 || nn == 0)
+		return false;
+	/* T1 = HMAC(K, S | 0x01); Tn = HMAC(K, Tn-1 | S | n) */
+	tw_hmac_sha256_padded(k, m1, n1, mk);
+	for (unsigned n = 2; n <= 7; n++) {
+		memcpy(mn, mk + 32 * (n - 2), 32);
+		mn[32 + s_len] = (uint8_t)n;
+		tw_hmac_sha256_padded(k, mn, nn, mk + 32 * (n - 1));
+	}
+	tw_wipe(mn, 32);
+	return true;
+}
+
 int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
 			    const uint8_t ik_prime[static 16],
 			    const uint8_t ck_prime[static 16],
 			    const uint8_t *identity, size_t identity_len)
 {
 	static const uint8_t label[8] = "EAP-AKA'";
-	uint8_t key[32], mk[208];
+	struct tw_hmac_sha256_ctx k;
+	uint8_t key[32], mk[7 * 32]; /* 208 octets used: T7 is cut */
 	int err = TW_OK;
 
 	if (identity == NULL && identity_len != 0) {
@@ -89,13 +130,16 @@ int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
 	 * is IK' first. */
 	memcpy(key, ik_prime, 16);
 	memcpy(key + 16, ck_prime, 16);
-	const struct tw_kdf_param s[2] = {
-		{ label, sizeof(label) },
-		{ identity, identity_len },
-	};
-	err = tw_prf_prime(mk, sizeof(mk), key, sizeof(key), s, 2);
-	if (err != TW_OK)
-		goto out;
+	tw_hmac_sha256_init(&k, key, sizeof(key));
+	if (!prf_prime_mk(mk, &k, identity, identity_len)) {
+		const struct tw_kdf_param s[2] = {
+			{ label, sizeof(label) },
+			{ identity, identity_len },
+		};
+		err = tw_prf_prime(mk, 208, key, sizeof(key), s, 2);
+		if (err != TW_OK)
+			goto out;
+	}
 	/* K_encr = MK[0..127]; K_aut = MK[128..383]; K_re = MK[384..639];
 	 * MSK = MK[640..1151]; EMSK = MK[1152..1663] */
 	memcpy(keys->k_encr, mk, 16);
@@ -106,6 +150,7 @@ int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
 out:
 	if (err != TW_OK)
 		tw_wipe(keys, sizeof(*keys));
+	tw_hmac_sha256_wipe(&k);
 	tw_wipe(key, sizeof(key));
 	tw_wipe(mk, sizeof(mk));
 	return err;

@@ -64,11 +64,26 @@ void tw_hmac_sha256_update(struct tw_hmac_sha256_ctx *ctx, const void *msg,
 
 void tw_hmac_sha256_final(struct tw_hmac_sha256_ctx *ctx, uint8_t out[static 32])
 {
+	struct tw_sha256_ctx *in = &ctx->inner;
 	uint8_t blk[64];
 	uint32_t h[8];
 
+	/* the usual short tail: pad it in place and finish inner and outer
+	 * hash in one pass */
+	size_t used = (size_t)(in->len & 63);
+	if (used < 56) {
+		in->buf[used] = 0x80;
+		memset(in->buf + used + 1, 0, 55 - used);
+		tw_store_be64(in->buf + 56, in->len << 3);
+		tw_sha256_hmac_blocks(in->h, ctx->ostate, in->buf, 1, out);
+		tw_wipe(in->buf, sizeof(in->buf));
+		tw_hmac_sha256_reset(ctx);
+		return;
+	}
 	/* RFC 2104 §2 steps (3)-(4): inner = H((K0 ^ ipad) | text) */
-	tw_sha256_final(&ctx->inner, blk);
+	tw_md_pad(in->h, in->buf, in->len, tw_sha256_blocks);
+	for (int i = 0; i < 8; i++)
+		tw_store_be32(blk + 4 * i, in->h[i]);
 	/* Steps (5)-(7): H((K0 ^ opad) | inner) is exactly one more block:
 	 * 32 octets of inner hash, 0x80, zeros, bit length (64 + 32) * 8. */
 	blk[32] = 0x80;
@@ -78,9 +93,39 @@ void tw_hmac_sha256_final(struct tw_hmac_sha256_ctx *ctx, uint8_t out[static 32]
 	tw_sha256_blocks(h, blk, 1);
 	for (int i = 0; i < 8; i++)
 		tw_store_be32(out + 4 * i, h[i]);
+	/* the buffered tail may be secret (PRF' feeds Tn-1 through it) */
+	tw_wipe(in->buf, sizeof(in->buf));
 	tw_hmac_sha256_reset(ctx);
 	tw_wipe(blk, sizeof(blk));
 	tw_wipe(h, sizeof(h));
+}
+
+/*
+ * RFC 2104 §2 on a message the caller has already padded (FIPS 180-4
+ * §5.1.1, bit length counted from the key block: (64 + len) * 8): the
+ * inner hash is nblocks compressions from istate, the outer one block
+ * from ostate. No buffering, no copies of the message: the KDFs build
+ * their padded S once and change only the octets that vary.
+ */
+void tw_hmac_sha256_padded(const struct tw_hmac_sha256_ctx *ctx,
+			   const uint8_t *blocks, size_t nblocks,
+			   uint8_t out[static 32])
+{
+	tw_sha256_hmac_blocks(ctx->istate, ctx->ostate, blocks, nblocks, out);
+}
+
+size_t tw_sha256_pad_after_key(uint8_t *buf, size_t len, size_t max)
+{
+	/* FIPS 180-4 §5.1.1: 0x80, zeros to 56 mod 64, 64-bit bit length
+	 * of the whole message (the 64-octet key block included) */
+	size_t nblocks = (len + 1 + 8 + 63) / 64;
+
+	if (nblocks * 64 > max)
+		return 0;
+	buf[len] = 0x80;
+	memset(buf + len + 1, 0, nblocks * 64 - len - 1 - 8);
+	tw_store_be64(buf + nblocks * 64 - 8, (uint64_t)(64 + len) * 8);
+	return nblocks;
 }
 
 void tw_hmac_sha256_wipe(struct tw_hmac_sha256_ctx *ctx)

@@ -169,9 +169,101 @@ blocks_shani(uint32_t h[8], const uint8_t *p, size_t n)
 	w[0] = w[1] = w[2] = w[3] = _mm_setzero_si128();
 	__asm__ volatile("" : : "x"(w[0]), "x"(w[1]), "x"(w[2]), "x"(w[3]));
 }
+
+/*
+ * HMAC's inner tail and outer block in one SHA-NI pass (RFC 2104 §2 steps
+ * (4)-(7)): the inner chaining value never leaves the registers. After the
+ * final inner block the state, put back in H0..H7 order, is exactly W0..W7
+ * of the outer block (the inner digest is big-endian H0..H7 and the outer
+ * block reads it back big-endian); W8 = 0x80000000 and W15 = (64 + 32) * 8
+ * are the padding. This saves the store/reload round trip of the digest
+ * through memory on every HMAC.
+ */
+__attribute__((target("sha,sse4.1"))) static void
+hmac_shani(const uint32_t hin[8], const uint32_t ostate[8], const uint8_t *p,
+	   size_t n, uint8_t out[32])
+{
+	const __m128i bswap = _mm_set_epi64x(0x0c0d0e0f08090a0bll,
+					     0x0405060700010203ll);
+	__m128i st0, st1, tmp, w[4];
+	uint32_t h[8];
+
+	memcpy(h, hin, sizeof(h));
+	blocks_shani(h, p, n);
+	w[0] = _mm_loadu_si128((const __m128i *)&h[0]);
+	w[1] = _mm_loadu_si128((const __m128i *)&h[4]);
+	w[2] = _mm_set_epi32(0, 0, 0, (int)0x80000000u);
+	w[3] = _mm_set_epi32((64 + 32) * 8, 0, 0, 0);
+
+	tmp = _mm_loadu_si128((const __m128i *)&ostate[0]);
+	st1 = _mm_loadu_si128((const __m128i *)&ostate[4]);
+	tmp = _mm_shuffle_epi32(tmp, 0xb1);
+	st1 = _mm_shuffle_epi32(st1, 0x1b);
+	st0 = _mm_alignr_epi8(tmp, st1, 8);
+	st1 = _mm_blend_epi16(st1, tmp, 0xf0);
+	{
+		__m128i s0 = st0, s1 = st1;
+
+		RNDS4(0);
+		RNDS4(1);
+		RNDS4(2);
+		RNDS4(3);
+		SCHED(4);  RNDS4(4);
+		SCHED(5);  RNDS4(5);
+		SCHED(6);  RNDS4(6);
+		SCHED(7);  RNDS4(7);
+		SCHED(8);  RNDS4(8);
+		SCHED(9);  RNDS4(9);
+		SCHED(10); RNDS4(10);
+		SCHED(11); RNDS4(11);
+		SCHED(12); RNDS4(12);
+		SCHED(13); RNDS4(13);
+		SCHED(14); RNDS4(14);
+		SCHED(15); RNDS4(15);
+		st0 = _mm_add_epi32(st0, s0);
+		st1 = _mm_add_epi32(st1, s1);
+	}
+	tmp = _mm_shuffle_epi32(st0, 0x1b);
+	st1 = _mm_shuffle_epi32(st1, 0xb1);
+	st0 = _mm_blend_epi16(tmp, st1, 0xf0);
+	st1 = _mm_alignr_epi8(st1, tmp, 8);
+	_mm_storeu_si128((__m128i *)out, _mm_shuffle_epi8(st0, bswap));
+	_mm_storeu_si128((__m128i *)(out + 16), _mm_shuffle_epi8(st1, bswap));
+	w[0] = w[1] = w[2] = w[3] = _mm_setzero_si128();
+	__asm__ volatile("" : : "x"(w[0]), "x"(w[1]), "x"(w[2]), "x"(w[3]));
+	tw_wipe(h, sizeof(h));
+}
 #undef RNDS4
 #undef SCHED
 #endif
+
+void tw_sha256_hmac_blocks(const uint32_t h_in[8], const uint32_t ostate[8],
+			   const uint8_t *blocks, size_t nblocks,
+			   uint8_t out[32])
+{
+	uint8_t blk[64];
+	uint32_t h[8];
+
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_SHANI | TW_CPU_SSE41)) {
+		hmac_shani(h_in, ostate, blocks, nblocks, out);
+		return;
+	}
+#endif
+	memcpy(h, h_in, sizeof(h));
+	blocks_portable(h, blocks, nblocks);
+	for (int i = 0; i < 8; i++)
+		tw_store_be32(blk + 4 * i, h[i]);
+	blk[32] = 0x80;
+	memset(blk + 33, 0, 64 - 33 - 8);
+	tw_store_be64(blk + 56, (64 + 32) * 8);
+	memcpy(h, ostate, sizeof(h));
+	blocks_portable(h, blk, 1);
+	for (int i = 0; i < 8; i++)
+		tw_store_be32(out + 4 * i, h[i]);
+	tw_wipe(blk, sizeof(blk));
+	tw_wipe(h, sizeof(h));
+}
 
 void tw_sha256_blocks(uint32_t h[8], const uint8_t *blocks, size_t nblocks)
 {

@@ -21,6 +21,33 @@
 void tw_sha1_blocks(uint32_t h[5], const uint8_t *blocks, size_t nblocks);
 void tw_sha256_blocks(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 
+/*
+ * The end of an HMAC-SHA-256 (RFC 2104 §2 steps (4)-(7)): continues the
+ * inner hash from h_in over nblocks already padded blocks, then the one
+ * outer block from ostate; out = the 32-octet MAC. On SHA-NI the inner
+ * digest stays in registers.
+ */
+void tw_sha256_hmac_blocks(const uint32_t h_in[8], const uint32_t ostate[8],
+			   const uint8_t *blocks, size_t nblocks,
+			   uint8_t out[32]);
+
+struct tw_hmac_sha256_ctx;
+
+/*
+ * HMAC-SHA-256 under a keyed context of a message already padded as the
+ * continuation of the key block: blocks is nblocks * 64 octets ending in
+ * the FIPS 180-4 §5.1.1 padding for a (64 + len)-octet message (see
+ * tw_sha256_pad_after_key). ctx is not modified. For the KDF hot paths.
+ */
+void tw_hmac_sha256_padded(const struct tw_hmac_sha256_ctx *ctx,
+			   const uint8_t *blocks, size_t nblocks,
+			   uint8_t out[32]);
+
+/* Pads buf[0..len) in place for tw_hmac_sha256_padded (0x80, zeros, bit
+ * length (64 + len) * 8). Returns the block count, or 0 when more than
+ * max octets would be needed. */
+size_t tw_sha256_pad_after_key(uint8_t *buf, size_t len, size_t max);
+
 /* FIPS 180-4 §5.3.1 / §5.3.3 initial hash values. */
 extern const uint32_t tw_sha1_iv[5];
 extern const uint32_t tw_sha256_iv[8];

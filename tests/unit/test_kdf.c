@@ -464,6 +464,27 @@ static void cross_prf_prime(void)
 	}
 	CHECK(ok);
 
+	/* EAP-AKA' key expansion for every identity length 0..300 (the fast
+	 * path pre-pads short seeds, long ones fall back): MK = PRF'(IK'|CK',
+	 * "EAP-AKA'"|Identity), K_encr|K_aut|K_re|MSK|EMSK = MK[0..207]. */
+	bool all = true;
+	for (size_t idlen = 0; idlen <= 300; idlen++) {
+		uint8_t ikck[32], ident[300], seed[8 + 300], ref[208];
+		struct tw_eap_aka_prime_keys kk;
+
+		tw_test_random(ikck, sizeof(ikck));
+		tw_test_random(ident, idlen);
+		memcpy(seed, "EAP-AKA'", 8);
+		memcpy(seed + 8, ident, idlen);
+		ref_prf_prime(ref, sizeof(ref), ikck, 32, seed, 8 + idlen);
+		all &= tw_eap_aka_prime_derive(&kk, ikck, ikck + 16, idlen ? ident : NULL,
+					       idlen) == TW_OK;
+		all &= memcmp(kk.k_encr, ref, 16) == 0 && memcmp(kk.k_aut, ref + 16, 32) == 0 &&
+		       memcmp(kk.k_re, ref + 48, 32) == 0 && memcmp(kk.msk, ref + 80, 64) == 0 &&
+		       memcmp(kk.emsk, ref + 144, 64) == 0;
+	}
+	CHECK(all);
+
 	/* AKA' re-auth: MK = PRF'(K_re, "EAP-AKA' re-auth"|Identity|counter|NONCE_S) */
 	uint8_t k_re[32], nonce[16], msk[64], emsk[64], s[16 + 40 + 2 + 16], mk[128];
 	const char *id = "4555444333222111@wlan.mnc001.mcc001.3gppnetwork.org";
