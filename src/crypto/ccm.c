@@ -19,7 +19,6 @@
 #define NI_FEATURES (TW_CPU_AESNI | TW_CPU_SSE41)
 #define VAES_FEATURES (NI_FEATURES | TW_CPU_AVX2 | TW_CPU_VAES | TW_CPU_AVX512)
 
-static const uint8_t zero16[16];
 
 /* SP 800-38C A.2.2: a < 2^16 - 2^8 in 2 octets; < 2^32 as 0xfffe || 4
  * octets; else 0xffff || 8 octets. Returns the encoding's length. */
@@ -217,78 +216,108 @@ out:
  * Step s of a frame with h encoded-aad blocks and m payload blocks runs
  * the CBC-MAC over block s of B_0 || aad blocks || P_1..P_m (1+h+m steps)
  * and, beside it, one CTR block:
- *   encrypt: Ctr_0 at step 0, Ctr_j with P_j (step h+j): P_j is read for
- *            the MAC before C_j overwrites it in place;
+ *   encrypt: Ctr_{s-h} (mod 2^64 in the counter's low 64 bits): junk
+ *            before step h, S_0 = CIPH_K(Ctr_0) at step h, and Ctr_j with
+ *            P_j at step h+j, so P_j is read for the MAC in the same step
+ *            that C_j overwrites it in place;
  *   decrypt: Ctr_{s+1} at step s < m and Ctr_0 at step m, so P_j is in out
- *            (step j-1) before the MAC needs it (step h+j).
- * While every busy lane is on full payload blocks the kernel runs many
- * steps in one call; other steps go one at a time through scratch blocks.
+ *            (step j-1) before the MAC needs it (step h+j); junk after.
+ * A lane's steps fall into segments over which its three streams (MAC
+ * input, CTR input, CTR output) each advance by 16 octets a step: up to
+ * HB head blocks (B_0 and aad) formatted into a scratch array, the run of
+ * full payload blocks read and written in place, single steps for the
+ * partial block and S_0. Each kernel call runs as many steps as the
+ * shortest current segment of the busy lanes, so frames of one size go
+ * through the kernel in three or four calls, and only lanes whose segment
+ * ended are prepared again between calls.
  */
+enum { HB = 4 };
+static const uint8_t zeros[HB * 16];
+
 struct job {
 	struct tw_ccm_op *op;
 	size_t s, h, m, full, rem;
+	size_t left;  /* steps left in the current segment */
+	size_t s0_at; /* S_0 is cb block s0_at after this segment (or SIZE_MAX) */
 	uint8_t b0[16], a0[16], s0[16];
-	uint8_t x[16], cin[16], cout[16];
-	bool cpart; /* this step's CTR output is the partial last block */
+	uint8_t hb[HB * 16]; /* MAC inputs of a head segment; padded P_m */
+	uint8_t cb[HB * 16]; /* CTR outputs kept out of the frame */
+	uint8_t cin[16];
+	bool cpart; /* this segment's CTR output is the partial last block */
 };
 
 typedef void (*steps_fn)(struct tw_ccm_lanes *l, size_t k);
 
-/* Steps this lane can run on full payload blocks only (0 if none). */
-static size_t bulk_steps(const struct job *j, int dec)
-{
-	if (j->s < j->h + 1)
-		return 0;
-	if (!dec)
-		return j->s - j->h <= j->full ? j->full - (j->s - j->h) + 1 : 0;
-	return j->s < j->full ? j->full - j->s : 0;
-}
-
 static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 {
 	const struct tw_ccm_op *op = j->op;
-	size_t s = j->s;
-	uint64_t jc; /* CTR block index; UINT64_MAX: none */
+	const uint8_t *p = dec ? op->out : op->in; /* where the MAC reads P */
+	size_t s = j->s, run, crun;
 
-	if (s == 0) {
-		L->mac_src[l] = j->b0;
-	} else if (s <= j->h) {
-		tw_ccm_aad_block(j->x, op->aad, op->aad_len, s - 1);
-		L->mac_src[l] = j->x;
-	} else {
-		size_t b = s - j->h; /* P_b */
-		const uint8_t *base = dec ? op->out : op->in;
-
-		if (b <= j->full) {
-			L->mac_src[l] = base + 16 * (b - 1);
-		} else {
-			memset(j->x, 0, 16);
-			memcpy(j->x, base + 16 * j->full, j->rem);
-			L->mac_src[l] = j->x;
+	if (s <= j->h) {
+		run = j->h + 1 - s < HB ? j->h + 1 - s : HB;
+		for (size_t t = 0; t < run; t++) {
+			if (s + t == 0)
+				memcpy(j->hb, j->b0, 16);
+			else
+				tw_ccm_aad_block(j->hb + 16 * t, op->aad, op->aad_len, s + t - 1);
 		}
-	}
-	if (!dec)
-		jc = s == 0 ? 0 : s > j->h ? s - j->h : UINT64_MAX;
-	else
-		jc = s < j->m ? s + 1 : s == j->m ? 0 : UINT64_MAX;
-	j->cpart = false;
-	if (jc == UINT64_MAX || jc == 0) {
-		memcpy(L->ctr[l], j->a0, 16);
-		L->ctr_in[l] = zero16;
-		L->ctr_out[l] = jc == 0 ? j->s0 : j->cout;
+		L->mac_src[l] = j->hb;
+	} else if (s - j->h <= j->full) {
+		run = j->h + j->full + 1 - s;
+		L->mac_src[l] = p + 16 * (s - j->h - 1);
 	} else {
-		ctr_at(L->ctr[l], j->a0, jc);
-		if (jc <= j->full) {
-			L->ctr_in[l] = op->in + 16 * (jc - 1);
-			L->ctr_out[l] = op->out + 16 * (jc - 1);
+		/* A.2.3: P_m padded with zeros. */
+		run = 1;
+		memset(j->hb, 0, 16);
+		memcpy(j->hb, p + 16 * j->full, j->rem);
+		L->mac_src[l] = j->hb;
+	}
+	j->cpart = false;
+	j->s0_at = SIZE_MAX;
+	if (!dec) {
+		ctr_at(L->ctr[l], j->a0, (uint64_t)s - j->h);
+		if (s <= j->h) {
+			crun = run;
+			L->ctr_in[l] = zeros;
+			L->ctr_out[l] = j->cb;
+			if (s + run > j->h)
+				j->s0_at = j->h - s;
+		} else if (s - j->h <= j->full) {
+			crun = run;
+			L->ctr_in[l] = op->in + 16 * (s - j->h - 1);
+			L->ctr_out[l] = op->out + 16 * (s - j->h - 1);
 		} else {
-			memset(j->cin, 0, 16);
-			memcpy(j->cin, op->in + 16 * j->full, j->rem);
-			L->ctr_in[l] = j->cin;
-			L->ctr_out[l] = j->cout;
+			crun = 1;
 			j->cpart = true;
 		}
+	} else if (s < j->full) {
+		ctr_at(L->ctr[l], j->a0, s + 1);
+		crun = j->full - s;
+		L->ctr_in[l] = op->in + 16 * s;
+		L->ctr_out[l] = op->out + 16 * s;
+	} else if (s < j->m) {
+		ctr_at(L->ctr[l], j->a0, s + 1);
+		crun = 1;
+		j->cpart = true;
+	} else if (s == j->m) {
+		memcpy(L->ctr[l], j->a0, 16);
+		crun = 1;
+		L->ctr_in[l] = zeros;
+		L->ctr_out[l] = j->s0;
+	} else {
+		memcpy(L->ctr[l], j->a0, 16);
+		crun = HB;
+		L->ctr_in[l] = zeros;
+		L->ctr_out[l] = j->cb;
 	}
+	if (j->cpart) {
+		memset(j->cin, 0, 16);
+		memcpy(j->cin, op->in + 16 * j->full, j->rem);
+		L->ctr_in[l] = j->cin;
+		L->ctr_out[l] = j->cb;
+	}
+	j->left = run < crun ? run : crun;
 }
 
 static void finish(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
@@ -309,7 +338,7 @@ static void finish(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 }
 
 static bool load_job(struct tw_ccm_lanes *L, unsigned l, struct job *j,
-		     struct tw_ccm_op *ops, size_t n, size_t *next, unsigned nr)
+		     struct tw_ccm_op *ops, size_t n, size_t *next, unsigned nr, int dec)
 {
 	for (; *next < n; (*next)++) {
 		struct tw_ccm_op *op = &ops[*next];
@@ -330,6 +359,7 @@ static bool load_job(struct tw_ccm_lanes *L, unsigned l, struct job *j,
 		for (unsigned r = 0; r <= nr; r++)
 			memcpy(L->rk[r][l], op->aes->rk.ni[0][r], 16);
 		memset(L->mac[l], 0, 16);
+		prepare(L, l, j, dec);
 		return true;
 	}
 	j->op = NULL;
@@ -346,7 +376,7 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 
 	L.nr = nr;
 	for (unsigned l = 0; l < nl; l++)
-		busy += load_job(&L, l, &jobs[l], ops, n, &next, nr);
+		busy += load_job(&L, l, &jobs[l], ops, n, &next, nr, dec);
 	while (busy > 0) {
 		size_t k = SIZE_MAX;
 		unsigned first = nl;
@@ -354,16 +384,10 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 		for (unsigned l = 0; l < nl; l++) {
 			if (jobs[l].op == NULL)
 				continue;
-			size_t b = bulk_steps(&jobs[l], dec);
-			k = b < k ? b : k;
+			k = jobs[l].left < k ? jobs[l].left : k;
 			if (first == nl)
 				first = l;
 		}
-		if (k == 0)
-			k = 1;
-		for (unsigned l = 0; l < nl; l++)
-			if (jobs[l].op != NULL)
-				prepare(&L, l, &jobs[l], dec);
 		/* An idle lane repeats a busy one: same key, same blocks,
 		 * same stores, so it writes nothing new and reads in bounds. */
 		for (unsigned l = 0; l < nl; l++) {
@@ -383,12 +407,19 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 
 			if (j->op == NULL)
 				continue;
-			if (j->cpart)
-				memcpy(j->op->out + 16 * j->full, j->cout, j->rem);
 			j->s += k;
+			j->left -= k;
+			if (j->left > 0)
+				continue;
+			if (j->cpart)
+				memcpy(j->op->out + 16 * j->full, j->cb, j->rem);
+			if (j->s0_at != SIZE_MAX)
+				memcpy(j->s0, j->cb + 16 * j->s0_at, 16);
 			if (j->s == 1 + j->h + j->m) {
 				finish(&L, l, j, dec);
-				busy -= !load_job(&L, l, j, ops, n, &next, nr);
+				busy -= !load_job(&L, l, j, ops, n, &next, nr, dec);
+			} else {
+				prepare(&L, l, j, dec);
 			}
 		}
 	}
@@ -398,7 +429,7 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 
 static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 {
-	size_t nq = 0;
+	size_t nq = 0, n14 = 0;
 	int err = TW_OK;
 
 	if (n > 0 && ops == NULL)
@@ -414,6 +445,7 @@ static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 		if (op->status == TW_OK) {
 			op->status = use_ni(op->aes) ? 1 : 2;
 			nq += op->status == 1;
+			n14 += op->status == 1 && op->aes->nr == 14;
 		}
 	}
 	steps_fn steps = NULL;
@@ -428,8 +460,10 @@ static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 	}
 #endif
 	if (steps != NULL) {
-		run_lanes(ops, n, dec, nl, steps, 10);
-		run_lanes(ops, n, dec, nl, steps, 14);
+		if (nq > n14)
+			run_lanes(ops, n, dec, nl, steps, 10);
+		if (n14 > 0)
+			run_lanes(ops, n, dec, nl, steps, 14);
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct tw_ccm_op *op = &ops[i];

@@ -98,15 +98,36 @@ NI_INLINE void one_impl(const struct tw_aes_ctx *aes, const uint8_t b0[16],
 		}
 	}
 	if (!dec) {
-		/* §6.1: Y_i = CIPH_K(Y_{i-1} ^ P_i) beside S_i = CIPH_K(Ctr_i). */
-		for (size_t j = 0; j < full; j++, in += 16, out += 16) {
-			__m128i p = _mm_loadu_si128((const __m128i *)in);
+		/*
+		 * §6.1: Y_i = CIPH_K(Y_{i-1} ^ P_i) beside S_i = CIPH_K(Ctr_i).
+		 * AESENCLAST ends with "^ round key", so the next block's input
+		 * Y_i ^ P_{i+1} ^ K_0 comes out of the last round keyed with
+		 * K_nr ^ K_0 ^ P_{i+1} (made off the chain): the MAC chain is
+		 * exactly nr AES rounds per block, no XOR between blocks.
+		 */
+		if (full > 0) {
+			const __m128i kx = _mm_xor_si128(k[0], k[nr]);
+			__m128i x = _mm_xor_si128(_mm_xor_si128(y, k[0]),
+						  _mm_loadu_si128((const __m128i *)in));
 
-			ctr = _mm_add_epi64(ctr, one);
-			ks = _mm_shuffle_epi8(ctr, bswap);
-			y = _mm_xor_si128(y, p);
-			enc2(k, nr, &y, &ks);
-			_mm_storeu_si128((__m128i *)out, _mm_xor_si128(p, ks));
+			for (size_t j = 0; j < full; j++, in += 16, out += 16) {
+				__m128i p = _mm_loadu_si128((const __m128i *)in);
+				__m128i kl = k[nr];
+
+				if (j + 1 < full)
+					kl = _mm_xor_si128(kx, _mm_loadu_si128((const __m128i *)(in + 16)));
+				ctr = _mm_add_epi64(ctr, one);
+				ks = _mm_xor_si128(_mm_shuffle_epi8(ctr, bswap), k[0]);
+				_Pragma("GCC unroll 14")
+				for (unsigned r = 1; r < nr; r++) {
+					x = _mm_aesenc_si128(x, k[r]);
+					ks = _mm_aesenc_si128(ks, k[r]);
+				}
+				x = _mm_aesenclast_si128(x, kl);
+				ks = _mm_aesenclast_si128(ks, k[nr]);
+				_mm_storeu_si128((__m128i *)out, _mm_xor_si128(p, ks));
+			}
+			y = x; /* the last block used K_nr alone: Y_full */
 		}
 		if (rem > 0) {
 			__m128i p = load_part(in, rem);
