@@ -67,11 +67,40 @@ void tw_ccm_aad_block(uint8_t out[16], const uint8_t *aad, size_t aad_len,
 	}
 }
 
-/* Checks the parameters of SP 800-38C §5.4 and A.1; builds B_0 and Ctr_0. */
-static int format(uint8_t b0[16], uint8_t a0[16], const struct tw_aes_ctx *aes,
-		  const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
-		  size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
-		  const uint8_t *tag, size_t tag_len)
+/*
+ * Copies n <= 16 octets with at most two overlapping loads and stores per
+ * width: the batch path's partial blocks and tags, which would otherwise
+ * be variable-length libc calls once per frame.
+ */
+static inline void copy16(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else if (n > 0) {
+		uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
+
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
+
+/* The parameter checks of SP 800-38C §5.4 and A.1. */
+static int check(const struct tw_aes_ctx *aes, const uint8_t *nonce, size_t nonce_len,
+		 const uint8_t *aad, size_t aad_len, const uint8_t *in,
+		 const uint8_t *out, size_t len, const uint8_t *tag, size_t tag_len)
 {
 	if (aes == NULL || nonce == NULL || tag == NULL ||
 	    (aad_len > 0 && aad == NULL) || (len > 0 && (in == NULL || out == NULL)))
@@ -85,15 +114,37 @@ static int format(uint8_t b0[16], uint8_t a0[16], const struct tw_aes_ctx *aes,
 	/* A.1: Q < 2^(8q). */
 	if (q < 8 && ((uint64_t)len >> (8 * q)) != 0)
 		return TW_ERR_LENGTH;
-	b0[0] = (uint8_t)((aad_len > 0 ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
-	memcpy(b0 + 1, nonce, nonce_len);
-	uint64_t ql = (uint64_t)len;
-	for (size_t i = 15; i > nonce_len; i--, ql >>= 8)
-		b0[i] = (uint8_t)ql;
-	a0[0] = (uint8_t)(q - 1);
-	memcpy(a0 + 1, nonce, nonce_len);
-	memset(a0 + 1 + nonce_len, 0, q);
 	return TW_OK;
+}
+
+/* A.2.1 B_0 and A.3 Ctr_0 of checked parameters. */
+static void blocks(uint8_t b0[16], uint8_t a0[16], const uint8_t *nonce,
+		   size_t nonce_len, size_t aad_len, size_t len, size_t tag_len)
+{
+	size_t q = 15 - nonce_len;
+	uint8_t n[16] = { 0 };
+
+	copy16(n + 1, nonce, nonce_len);
+	a0[0] = (uint8_t)(q - 1);
+	memcpy(a0 + 1, n + 1, 15);
+	/* Q in the last q octets, which are zero in n: len < 2^(8q) (A.1,
+	 * checked) and q >= 2, so one OR into the low 64 bits places it. */
+	tw_store_be64(n + 8, tw_load_be64(n + 8) | (uint64_t)len);
+	memcpy(b0, n, 16);
+	b0[0] = (uint8_t)((aad_len > 0 ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
+}
+
+/* Checks the parameters and builds B_0 and Ctr_0. */
+static int format(uint8_t b0[16], uint8_t a0[16], const struct tw_aes_ctx *aes,
+		  const uint8_t *nonce, size_t nonce_len, const uint8_t *aad,
+		  size_t aad_len, const uint8_t *in, const uint8_t *out, size_t len,
+		  const uint8_t *tag, size_t tag_len)
+{
+	int err = check(aes, nonce, nonce_len, aad, aad_len, in, out, len, tag, tag_len);
+
+	if (err == TW_OK)
+		blocks(b0, a0, nonce, nonce_len, aad_len, len, tag_len);
+	return err;
 }
 
 /* Ctr_j = Ctr_0 + j: the counter field never overflows since Q < 2^(8q). */
@@ -244,6 +295,7 @@ struct job {
 	uint8_t cb[HB * 16]; /* CTR outputs kept out of the frame */
 	uint8_t cin[16];
 	bool cpart; /* this segment's CTR output is the partial last block */
+	const struct tw_aes_ctx *rk_of; /* whose round keys the lane holds */
 };
 
 typedef void (*steps_fn)(struct tw_ccm_lanes *l, size_t k);
@@ -254,7 +306,19 @@ static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 	const uint8_t *p = dec ? op->out : op->in; /* where the MAC reads P */
 	size_t s = j->s, run, crun;
 
-	if (s <= j->h) {
+	if (s == 0 && j->h < HB && op->aad_len < 0xff00u) {
+		/* A.2.2 in one pass: B_0 || [a]_16 || A || zero pad (the
+		 * whole head, at most HB blocks, e.g. 3 for a CCMP AAD). */
+		run = j->h + 1;
+		memcpy(j->hb, j->b0, 16);
+		memset(j->hb + 16, 0, sizeof(j->hb) - 16);
+		tw_store_be16(j->hb + 16, (uint16_t)op->aad_len);
+		size_t a = 0;
+		for (; a + 16 <= op->aad_len; a += 16)
+			memcpy(j->hb + 18 + a, op->aad + a, 16);
+		copy16(j->hb + 18 + a, op->aad + a, op->aad_len - a);
+		L->mac_src[l] = j->hb;
+	} else if (s <= j->h) {
 		run = j->h + 1 - s < HB ? j->h + 1 - s : HB;
 		for (size_t t = 0; t < run; t++) {
 			if (s + t == 0)
@@ -270,7 +334,7 @@ static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 		/* A.2.3: P_m padded with zeros. */
 		run = 1;
 		memset(j->hb, 0, 16);
-		memcpy(j->hb, p + 16 * j->full, j->rem);
+		copy16(j->hb, p + 16 * j->full, j->rem);
 		L->mac_src[l] = j->hb;
 	}
 	j->cpart = false;
@@ -313,7 +377,7 @@ static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 	}
 	if (j->cpart) {
 		memset(j->cin, 0, 16);
-		memcpy(j->cin, op->in + 16 * j->full, j->rem);
+		copy16(j->cin, op->in + 16 * j->full, j->rem);
 		L->ctr_in[l] = j->cin;
 		L->ctr_out[l] = j->cb;
 	}
@@ -324,9 +388,11 @@ static void finish(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 {
 	struct tw_ccm_op *op = j->op;
 
-	tw_xor(L->mac[l], L->mac[l], j->s0, op->tag_len);
+	/* §6.1 step 9 / §6.2 step 9: MSB_Tlen(T) ^ MSB_Tlen(S_0). */
+	for (int i = 0; i < 16; i++)
+		L->mac[l][i] ^= j->s0[i];
 	if (!dec) {
-		memcpy(op->tag, L->mac[l], op->tag_len);
+		copy16(op->tag, L->mac[l], op->tag_len);
 		op->status = TW_OK;
 	} else if (tw_ct_eq(L->mac[l], op->tag, op->tag_len)) {
 		op->status = TW_OK;
@@ -353,11 +419,15 @@ static bool load_job(struct tw_ccm_lanes *L, unsigned l, struct job *j,
 		j->full = op->len / 16;
 		j->rem = op->len % 16;
 		j->m = j->full + (j->rem != 0);
-		/* format() succeeded for this op when it was queued. */
-		(void)format(j->b0, j->a0, op->aes, op->nonce, op->nonce_len, op->aad,
-			     op->aad_len, op->in, op->out, op->len, op->tag, op->tag_len);
-		for (unsigned r = 0; r <= nr; r++)
-			memcpy(L->rk[r][l], op->aes->rk.ni[0][r], 16);
+		/* check() passed for this op when it was queued. */
+		blocks(j->b0, j->a0, op->nonce, op->nonce_len, op->aad_len, op->len,
+		       op->tag_len);
+		/* The lane keeps its round keys while frames share a key. */
+		if (j->rk_of != op->aes) {
+			for (unsigned r = 0; r <= nr; r++)
+				memcpy(L->rk[r][l], op->aes->rk.ni[0][r], 16);
+			j->rk_of = op->aes;
+		}
 		memset(L->mac[l], 0, 16);
 		prepare(L, l, j, dec);
 		return true;
@@ -375,8 +445,10 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 	unsigned busy = 0;
 
 	L.nr = nr;
-	for (unsigned l = 0; l < nl; l++)
+	for (unsigned l = 0; l < nl; l++) {
+		jobs[l].rk_of = NULL;
 		busy += load_job(&L, l, &jobs[l], ops, n, &next, nr, dec);
+	}
 	while (busy > 0) {
 		size_t k = SIZE_MAX;
 		unsigned first = nl;
@@ -393,6 +465,7 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 		for (unsigned l = 0; l < nl; l++) {
 			if (jobs[l].op != NULL)
 				continue;
+			jobs[l].rk_of = NULL;
 			for (unsigned r = 0; r <= nr; r++)
 				memcpy(L.rk[r][l], L.rk[r][first], 16);
 			memcpy(L.mac[l], L.mac[first], 16);
@@ -412,7 +485,7 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 			if (j->left > 0)
 				continue;
 			if (j->cpart)
-				memcpy(j->op->out + 16 * j->full, j->cb, j->rem);
+				copy16(j->op->out + 16 * j->full, j->cb, j->rem);
 			if (j->s0_at != SIZE_MAX)
 				memcpy(j->s0, j->cb + 16 * j->s0_at, 16);
 			if (j->s == 1 + j->h + j->m) {
@@ -431,19 +504,24 @@ static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 {
 	size_t nq = 0, n14 = 0;
 	int err = TW_OK;
+	bool ni = false;
 
 	if (n > 0 && ops == NULL)
 		return TW_ERR_INVAL;
+#if defined(__x86_64__)
+	ni = tw_cpu_has(NI_FEATURES);
+#endif
 	for (size_t i = 0; i < n; i++) {
 		struct tw_ccm_op *op = &ops[i];
-		uint8_t b0[16], a0[16];
 
-		op->status = format(b0, a0, op->aes, op->nonce, op->nonce_len, op->aad,
-				    op->aad_len, op->in, op->out, op->len, op->tag,
-				    op->tag_len);
+		/* Checked once here; B_0 and Ctr_0 are built once, when the
+		 * frame enters a lane. */
+		op->status = check(op->aes, op->nonce, op->nonce_len, op->aad,
+				   op->aad_len, op->in, op->out, op->len, op->tag,
+				   op->tag_len);
 		/* 1: queued for the lanes; 2: for the single-frame path. */
 		if (op->status == TW_OK) {
-			op->status = use_ni(op->aes) ? 1 : 2;
+			op->status = ni && op->aes->impl == TW_AES_IMPL_AESNI ? 1 : 2;
 			nq += op->status == 1;
 			n14 += op->status == 1 && op->aes->nr == 14;
 		}

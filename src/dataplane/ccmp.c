@@ -159,8 +159,31 @@ static void aad_nonce(struct tw_ccmp_mpdu *m, const uint8_t *f)
 	tw_store_be48(m->nonce + 7, m->pn);
 }
 
-/* Everything of encapsulation but the cipher: checks, PN, layout. */
-static int encap_prep(struct tw_ccmp_mpdu *m)
+/* True if [a, a+al) and [b, b+bl) share no octet. */
+static bool disjoint(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
+{
+	uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+
+	return x + al <= y || y + bl <= x;
+}
+
+/* The MAC header, 24..36 octets, without a variable-length libc call. */
+static void copy_hdr(uint8_t *d, const uint8_t *f, size_t hl)
+{
+	memcpy(d, f, 24);
+	for (size_t i = 24; i < hl; i++)
+		d[i] = f[i];
+}
+
+/*
+ * Everything of encapsulation but the cipher: checks, PN, layout. The
+ * AAD and nonce come from the input header (the output header differs
+ * only in the Protected bit, which the AAD sets anyway). When out and the
+ * frame are disjoint the cipher reads the plaintext where it lies and
+ * writes the ciphertext 8 octets further on (*p_in, *c_out): only the
+ * header is copied. Otherwise (in place) the body moves up by 8 first.
+ */
+static int encap_prep(struct tw_ccmp_mpdu *m, const uint8_t **p_in, uint8_t **c_out)
 {
 	if (m->key == NULL || m->tx == NULL || m->in == NULL || m->out == NULL)
 		return TW_ERR_INVAL;
@@ -177,9 +200,17 @@ static int encap_prep(struct tw_ccmp_mpdu *m)
 	m->hdr_len = hl;
 	m->body_len = m->in_len - hl;
 	m->pn = ++m->tx->pn;
-	/* In place the body moves up by 8 first. */
-	memmove(m->out + hl + TW_CCMP_HDR_LEN, m->in + hl, m->body_len);
-	memmove(m->out, m->in, hl);
+	m->out_len = m->in_len + TW_CCMP_HDR_LEN + mic;
+	aad_nonce(m, m->in);
+	*c_out = m->out + hl + TW_CCMP_HDR_LEN;
+	if (disjoint(m->in, m->in_len, m->out, m->out_len)) {
+		*p_in = m->in + hl;
+		copy_hdr(m->out, m->in, hl);
+	} else {
+		*p_in = *c_out;
+		memmove(*c_out, m->in + hl, m->body_len);
+		memmove(m->out, m->in, hl);
+	}
 	m->out[1] |= FC_PROTECTED >> 8;
 	/* §12.5.3.2: PN0 PN1 Rsvd (Rsvd | ExtIV | KeyID<<6) PN2 PN3 PN4 PN5. */
 	uint8_t *h = m->out + hl;
@@ -191,13 +222,14 @@ static int encap_prep(struct tw_ccmp_mpdu *m)
 	h[5] = (uint8_t)(m->pn >> 24);
 	h[6] = (uint8_t)(m->pn >> 32);
 	h[7] = (uint8_t)(m->pn >> 40);
-	aad_nonce(m, m->out);
-	m->out_len = m->in_len + TW_CCMP_HDR_LEN + mic;
 	return TW_OK;
 }
 
-/* Everything of decapsulation before the cipher: parse, key id, replay. */
-static int decap_prep(struct tw_ccmp_mpdu *m, uint8_t mic_out[16])
+/* Everything of decapsulation before the cipher: parse, key id, replay.
+ * As in encap_prep, disjoint buffers are decrypted from where the
+ * ciphertext lies (*c_in) into the output body (*p_out). */
+static int decap_prep(struct tw_ccmp_mpdu *m, uint8_t mic_out[16], const uint8_t **c_in,
+		      uint8_t **p_out)
 {
 	if (m->key == NULL || m->in == NULL || m->out == NULL)
 		return TW_ERR_INVAL;
@@ -228,9 +260,16 @@ static int decap_prep(struct tw_ccmp_mpdu *m, uint8_t mic_out[16])
 		return TW_ERR_OVERFLOW;
 	aad_nonce(m, m->in);
 	memcpy(mic_out, m->in + m->in_len - mic, mic);
-	memmove(m->out, m->in, hl);
-	memmove(m->out + hl, m->in + hl + TW_CCMP_HDR_LEN, m->body_len);
 	m->out_len = hl + m->body_len;
+	*p_out = m->out + hl;
+	if (disjoint(m->in, m->in_len, m->out, m->out_len)) {
+		*c_in = m->in + hl + TW_CCMP_HDR_LEN;
+		copy_hdr(m->out, m->in, hl);
+	} else {
+		*c_in = *p_out;
+		memmove(m->out, m->in, hl);
+		memmove(*p_out, m->in + hl + TW_CCMP_HDR_LEN, m->body_len);
+	}
 	return TW_OK;
 }
 
@@ -253,19 +292,20 @@ static int decap_post(struct tw_ccmp_mpdu *m, int err)
 	return err;
 }
 
-static int crypt_one(struct tw_ccmp_mpdu *m, int dec, const uint8_t *mic_in)
+/* in: the body the cipher reads; body: where it writes (the output). */
+static int crypt_one(struct tw_ccmp_mpdu *m, int dec, const uint8_t *mic_in,
+		     const uint8_t *in, uint8_t *body)
 {
-	uint8_t *body = m->out + m->hdr_len + (dec ? 0 : TW_CCMP_HDR_LEN);
 	size_t mic = tw_ccmp_mic_len(m->key);
 
 	if (is_gcmp(m->key))
 		return dec ? tw_gcm_decrypt(&m->key->k.gcm, m->nonce + 1, m->aad, m->aad_len,
-					    body, body, m->body_len, mic_in, mic)
+					    in, body, m->body_len, mic_in, mic)
 			   : tw_gcm_encrypt(&m->key->k.gcm, m->nonce + 1, m->aad, m->aad_len,
-					    body, body, m->body_len, body + m->body_len, mic);
-	return dec ? tw_ccm_decrypt(&m->key->k.aes, m->nonce, 13, m->aad, m->aad_len, body,
+					    in, body, m->body_len, body + m->body_len, mic);
+	return dec ? tw_ccm_decrypt(&m->key->k.aes, m->nonce, 13, m->aad, m->aad_len, in,
 				    body, m->body_len, mic_in, mic)
-		   : tw_ccm_encrypt(&m->key->k.aes, m->nonce, 13, m->aad, m->aad_len, body,
+		   : tw_ccm_encrypt(&m->key->k.aes, m->nonce, 13, m->aad, m->aad_len, in,
 				    body, m->body_len, body + m->body_len, mic);
 }
 
@@ -275,13 +315,15 @@ int tw_ccmp_encap(const struct tw_ccmp_key *key, struct tw_ccmp_tx *tx,
 {
 	struct tw_ccmp_mpdu m = { .key = key, .tx = tx, .in = frame, .in_len = frame_len,
 				  .out = out, .out_cap = out_cap };
+	const uint8_t *p = NULL;
+	uint8_t *c = NULL;
 	int err;
 
 	if (out_len == NULL)
 		return TW_ERR_INVAL;
-	err = encap_prep(&m);
+	err = encap_prep(&m, &p, &c);
 	if (err == TW_OK)
-		err = crypt_one(&m, 0, NULL);
+		err = crypt_one(&m, 0, NULL, p, c);
 	if (err == TW_OK)
 		*out_len = m.out_len;
 	tw_wipe(&m, sizeof(m));
@@ -295,13 +337,15 @@ int tw_ccmp_decap(const struct tw_ccmp_key *key, struct tw_ccmp_rx *rx,
 	struct tw_ccmp_mpdu m = { .key = key, .rx = rx, .in = frame, .in_len = frame_len,
 				  .out = out, .out_cap = out_cap };
 	uint8_t mic[16];
+	const uint8_t *c = NULL;
+	uint8_t *p = NULL;
 	int err;
 
 	if (out_len == NULL)
 		return TW_ERR_INVAL;
-	err = decap_prep(&m, mic);
+	err = decap_prep(&m, mic, &c, &p);
 	if (err == TW_OK)
-		err = decap_post(&m, crypt_one(&m, 1, mic));
+		err = decap_post(&m, crypt_one(&m, 1, mic, c, p));
 	if (err == TW_OK) {
 		*out_len = m.out_len;
 		if (pn != NULL)
@@ -331,10 +375,13 @@ static int batch(struct tw_ccmp_mpdu *mp, size_t n, int dec)
 		for (size_t i = 0; i < cnt; i++) {
 			struct tw_ccmp_mpdu *m = &mp[base + i];
 
-			m->status = dec ? decap_prep(m, mics[i]) : encap_prep(m);
+			const uint8_t *src = NULL;
+			uint8_t *body = NULL;
+
+			m->status = dec ? decap_prep(m, mics[i], &src, &body)
+					: encap_prep(m, &src, &body);
 			if (m->status != TW_OK)
 				continue;
-			uint8_t *body = m->out + m->hdr_len + (dec ? 0 : TW_CCMP_HDR_LEN);
 			uint8_t *tag = dec ? mics[i] : body + m->body_len;
 			size_t mic = tw_ccmp_mic_len(m->key);
 
@@ -342,13 +389,13 @@ static int batch(struct tw_ccmp_mpdu *mp, size_t n, int dec)
 				gops[ng++] = (struct tw_gcm_op){
 					.ctx = &m->key->k.gcm, .iv = m->nonce + 1,
 					.aad = m->aad, .aad_len = m->aad_len,
-					.in = body, .out = body, .len = m->body_len,
+					.in = src, .out = body, .len = m->body_len,
 					.tag = tag, .tag_len = mic };
 			else
 				cops[nc++] = (struct tw_ccm_op){
 					.aes = &m->key->k.aes, .nonce = m->nonce,
 					.nonce_len = 13, .aad = m->aad,
-					.aad_len = m->aad_len, .in = body, .out = body,
+					.aad_len = m->aad_len, .in = src, .out = body,
 					.len = m->body_len, .tag = tag, .tag_len = mic };
 		}
 		/* Per-op statuses carry the results; the totals add nothing. */
@@ -369,7 +416,8 @@ static int batch(struct tw_ccmp_mpdu *mp, size_t n, int dec)
 			if (first == TW_OK)
 				first = m->status;
 		}
-		tw_wipe(mics, sizeof(mics));
+		if (dec) /* encapsulation leaves mics unused */
+			tw_wipe(mics, sizeof(mics));
 	}
 	return first;
 }
