@@ -24,6 +24,10 @@
 #include "bench.h"
 #include "twag/cpu.h"
 
+/* Size-swept rows are many (transforms x sizes): each gets --time/20 by
+ * default so that `make bench` stays well under three minutes. */
+#define SIZE_TIME_DIV 20
+
 #ifndef RUSAGE_THREAD
 #define RUSAGE_THREAD 1 /* Linux; hidden by strict -std=c11 headers */
 #endif
@@ -102,7 +106,7 @@ const unsigned bench_default_sizes[] = {
 struct opts {
 	double time_s;
 	double warmup_s;
-	double size_time_s; /* size-swept rows; < 0: time_s / 10 */
+	double size_time_s; /* size-swept rows; < 0: time_s / SIZE_TIME_DIV */
 	unsigned sizes[BENCH_MAX_SIZES + 1]; /* --sizes; sizes[0] == 0: none */
 	const char *plot;
 	uint64_t requests;
@@ -379,7 +383,7 @@ static double row_time(const struct entry *e)
 {
 	if (!e->size)
 		return g_opt.time_s;
-	return g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10;
+	return g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / SIZE_TIME_DIV;
 }
 
 static double row_warmup(const struct entry *e)
@@ -1030,7 +1034,7 @@ static const char *row_name(const struct entry *e)
 static void print_settings(FILE *f, const struct machine *m, const char *pre, const char *gap)
 {
 	char mode[200];
-	double st = g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10;
+	double st = g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / SIZE_TIME_DIV;
 
 	if (g_opt.requests)
 		snprintf(mode, sizeof(mode), "--requests %llu per row",
@@ -1167,7 +1171,7 @@ static void print_json(FILE *f, const struct machine *m)
 		"\"warmup_s\": %g, \"instances\": %u, \"concurrent\": %s, \"heap_counted\": %s},\n"
 		"  \"results\": [",
 		g_opt.requests ? 0 : g_opt.time_s,
-		g_opt.requests ? 0 : g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / 10,
+		g_opt.requests ? 0 : g_opt.size_time_s >= 0 ? g_opt.size_time_s : g_opt.time_s / SIZE_TIME_DIV,
 		(unsigned long long)g_opt.requests, g_opt.warmup_s, g_opt.instances,
 		g_opt.concurrent ? "true" : "false", bench_heap_counting() ? "true" : "false");
 	bool first = true;
@@ -1572,7 +1576,7 @@ static void usage(FILE *f)
 		"  SCENARIO is a name or a glob (see --list); selecting a twag scenario\n"
 		"  also selects its references. Default: every twag scenario.\n"
 		"  --time S        measure each row for S seconds (default 1)\n"
-		"  --size-time S   size-swept (data-plane) rows: S seconds (default --time/10)\n"
+		"  --size-time S   size-swept (data-plane) rows: S seconds (default --time/20)\n"
 		"  --sizes LIST    payload sizes for size-swept scenarios, e.g. 1500,4096\n"
 		"                  (default 128,256,512,1024,1500,4096,8192,16384,32768)\n"
 		"  --requests N    instead, exactly N operations per row\n"
