@@ -36,6 +36,8 @@
 
 #include "twag/err.h"
 
+struct tw_simaka_msg;
+
 /* What the caller does with the engine's output. */
 enum tw_eap_action {
 	TW_EAP_SEND = 1,    /* send out[0..out_len) and wait for the next input */
@@ -269,5 +271,17 @@ TW_MUST_CHECK int tw_eap_result(uint8_t *out, size_t max, uint8_t code,
 
 /* Wipes a reauth state / the peer's identity memory. */
 void tw_eap_reauth_state_wipe(struct tw_eap_reauth_state *st);
+
+/*
+ * Peer side, after AT_ENCR_DATA has been decrypted and decoded into in:
+ * copies AT_NEXT_PSEUDONYM and AT_NEXT_REAUTH_ID (RFC 4186 §10.11/§10.12,
+ * RFC 4187 §10.11/§10.12) into the caller's buffers. An absent attribute
+ * leaves its buffer and length untouched; an empty or oversize one is
+ * TW_ERR_DECODE. Shared by the EAP-SIM and EAP-AKA(') peers.
+ */
+TW_MUST_CHECK int tw_eap_take_next_ids(const struct tw_simaka_msg *in,
+				       uint8_t *pseudonym, size_t pseudonym_max,
+				       size_t *pseudonym_len, uint8_t *reauth_id,
+				       size_t reauth_id_max, size_t *reauth_id_len);
 
 #endif

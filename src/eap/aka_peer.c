@@ -102,23 +102,9 @@ static int take_next_ids(struct tw_aka_peer_ctx *p, const struct tw_simaka_msg *
 
 	if (rc != TW_OK)
 		return rc;
-	if (tw_simaka_has(&in->next_pseudonym)) {
-		if (in->next_pseudonym.len == 0 ||
-		    in->next_pseudonym.len > sizeof(p->next_pseudonym))
-			return TW_ERR_DECODE;
-		memcpy(p->next_pseudonym, in->next_pseudonym.val,
-		       in->next_pseudonym.len);
-		p->next_pseudonym_len = in->next_pseudonym.len;
-	}
-	if (tw_simaka_has(&in->next_reauth_id)) {
-		if (in->next_reauth_id.len == 0 ||
-		    in->next_reauth_id.len > sizeof(p->next_reauth))
-			return TW_ERR_DECODE;
-		memcpy(p->next_reauth, in->next_reauth_id.val,
-		       in->next_reauth_id.len);
-		p->next_reauth_len = in->next_reauth_id.len;
-	}
-	return TW_OK;
+	return tw_eap_take_next_ids(in, p->next_pseudonym, sizeof(p->next_pseudonym),
+				    &p->next_pseudonym_len, p->next_reauth,
+				    sizeof(p->next_reauth), &p->next_reauth_len);
 }
 
 static int on_challenge(struct tw_aka_peer_ctx *p, const struct tw_simaka_msg *m,

@@ -254,3 +254,29 @@ void tw_eap_reauth_state_wipe(struct tw_eap_reauth_state *st)
 	if (st != NULL)
 		tw_wipe(st, sizeof(*st));
 }
+
+static int take_one(const struct tw_simaka_attr *a, uint8_t *buf, size_t max,
+		    size_t *len)
+{
+	if (!tw_simaka_has(a))
+		return TW_OK;
+	if (a->len == 0 || a->len > max)
+		return TW_ERR_DECODE;
+	memcpy(buf, a->val, a->len);
+	*len = a->len;
+	return TW_OK;
+}
+
+int tw_eap_take_next_ids(const struct tw_simaka_msg *in, uint8_t *pseudonym,
+			 size_t pseudonym_max, size_t *pseudonym_len,
+			 uint8_t *reauth_id, size_t reauth_id_max,
+			 size_t *reauth_id_len)
+{
+	int rc = take_one(&in->next_pseudonym, pseudonym, pseudonym_max,
+			  pseudonym_len);
+
+	if (rc == TW_OK)
+		rc = take_one(&in->next_reauth_id, reauth_id, reauth_id_max,
+			      reauth_id_len);
+	return rc;
+}

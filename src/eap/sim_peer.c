@@ -173,23 +173,9 @@ static int on_start(struct tw_eap_sim_peer *p, const struct tw_simaka_msg *m,
 /* Keeps AT_NEXT_PSEUDONYM / AT_NEXT_REAUTH_ID until EAP-Success. */
 static int take_next_ids(struct tw_eap_sim_peer *p, const struct tw_simaka_msg *in)
 {
-	if (tw_simaka_has(&in->next_pseudonym)) {
-		if (in->next_pseudonym.len == 0 ||
-		    in->next_pseudonym.len > sizeof(p->next_pseudonym))
-			return TW_ERR_DECODE;
-		memcpy(p->next_pseudonym, in->next_pseudonym.val,
-		       in->next_pseudonym.len);
-		p->next_pseudonym_len = in->next_pseudonym.len;
-	}
-	if (tw_simaka_has(&in->next_reauth_id)) {
-		if (in->next_reauth_id.len == 0 ||
-		    in->next_reauth_id.len > sizeof(p->next_reauth_id))
-			return TW_ERR_DECODE;
-		memcpy(p->next_reauth_id, in->next_reauth_id.val,
-		       in->next_reauth_id.len);
-		p->next_reauth_id_len = in->next_reauth_id.len;
-	}
-	return TW_OK;
+	return tw_eap_take_next_ids(in, p->next_pseudonym, sizeof(p->next_pseudonym),
+				    &p->next_pseudonym_len, p->next_reauth_id,
+				    sizeof(p->next_reauth_id), &p->next_reauth_id_len);
 }
 
 static int on_challenge(struct tw_eap_sim_peer *p, const struct tw_simaka_msg *m,
