@@ -269,11 +269,15 @@ out:
 	return err;
 }
 
-/* ---- with a raw KEK ---- */
+/* ---- with a raw KEK: expand it, run the _ctx form, wipe the schedule ---- */
 
-int tw_keywrap_wrap(uint8_t *out, size_t out_max, size_t *out_len,
-		    const uint8_t *kek, size_t kek_len, const uint8_t *key,
-		    size_t key_len)
+typedef int (*kw_ctx_fn)(const struct tw_aes_ctx *kek, uint8_t *out,
+			 size_t out_max, size_t *out_len, const uint8_t *in,
+			 size_t in_len);
+
+static int with_kek(kw_ctx_fn fn, uint8_t *out, size_t out_max,
+		    size_t *out_len, const uint8_t *kek, size_t kek_len,
+		    const uint8_t *in, size_t in_len)
 {
 	struct tw_aes_ctx ctx;
 	int err;
@@ -283,65 +287,40 @@ int tw_keywrap_wrap(uint8_t *out, size_t out_max, size_t *out_len,
 	err = kek_init(&ctx, kek, kek_len);
 	if (err != TW_OK)
 		goto out;
-	err = tw_keywrap_wrap_ctx(&ctx, out, out_max, out_len, key, key_len);
+	err = fn(&ctx, out, out_max, out_len, in, in_len);
 out:
 	tw_aes_wipe(&ctx);
 	return err;
+}
+
+int tw_keywrap_wrap(uint8_t *out, size_t out_max, size_t *out_len,
+		    const uint8_t *kek, size_t kek_len, const uint8_t *key,
+		    size_t key_len)
+{
+	return with_kek(tw_keywrap_wrap_ctx, out, out_max, out_len, kek, kek_len,
+			key, key_len);
 }
 
 int tw_keywrap_unwrap(uint8_t *out, size_t out_max, size_t *out_len,
 		      const uint8_t *kek, size_t kek_len,
 		      const uint8_t *wrapped, size_t wrapped_len)
 {
-	struct tw_aes_ctx ctx;
-	int err;
-
-	if (out_len != NULL)
-		*out_len = 0;
-	err = kek_init(&ctx, kek, kek_len);
-	if (err != TW_OK)
-		goto out;
-	err = tw_keywrap_unwrap_ctx(&ctx, out, out_max, out_len, wrapped,
-				    wrapped_len);
-out:
-	tw_aes_wipe(&ctx);
-	return err;
+	return with_kek(tw_keywrap_unwrap_ctx, out, out_max, out_len, kek,
+			kek_len, wrapped, wrapped_len);
 }
 
 int tw_keywrap_wrap_pad(uint8_t *out, size_t out_max, size_t *out_len,
 			const uint8_t *kek, size_t kek_len, const uint8_t *key,
 			size_t key_len)
 {
-	struct tw_aes_ctx ctx;
-	int err;
-
-	if (out_len != NULL)
-		*out_len = 0;
-	err = kek_init(&ctx, kek, kek_len);
-	if (err != TW_OK)
-		goto out;
-	err = tw_keywrap_wrap_pad_ctx(&ctx, out, out_max, out_len, key,
-				      key_len);
-out:
-	tw_aes_wipe(&ctx);
-	return err;
+	return with_kek(tw_keywrap_wrap_pad_ctx, out, out_max, out_len, kek,
+			kek_len, key, key_len);
 }
 
 int tw_keywrap_unwrap_pad(uint8_t *out, size_t out_max, size_t *out_len,
 			  const uint8_t *kek, size_t kek_len,
 			  const uint8_t *wrapped, size_t wrapped_len)
 {
-	struct tw_aes_ctx ctx;
-	int err;
-
-	if (out_len != NULL)
-		*out_len = 0;
-	err = kek_init(&ctx, kek, kek_len);
-	if (err != TW_OK)
-		goto out;
-	err = tw_keywrap_unwrap_pad_ctx(&ctx, out, out_max, out_len, wrapped,
-					wrapped_len);
-out:
-	tw_aes_wipe(&ctx);
-	return err;
+	return with_kek(tw_keywrap_unwrap_pad_ctx, out, out_max, out_len, kek,
+			kek_len, wrapped, wrapped_len);
 }
