@@ -117,21 +117,47 @@ static int check(const struct tw_aes_ctx *aes, const uint8_t *nonce, size_t nonc
 	return TW_OK;
 }
 
-/* A.2.1 B_0 and A.3 Ctr_0 of checked parameters. */
+/* tw_store_be64 as one 8-octet store: GCC merges the byte stores of the
+ * portable form through a stack temporary read back 16 octets wide. */
+static inline void store_be64(uint8_t *p, uint64_t v)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+#else
+	tw_store_be64(p, v);
+#endif
+}
+
+/*
+ * A.2.1 B_0 and A.3 Ctr_0 of checked parameters, built as two big-endian
+ * 64-bit halves in registers: octets 1..7 are N_0..N_6, octets 8..15 the
+ * rest of N followed by the q-octet field (Q in B_0, zero in Ctr_0). Two
+ * 8-octet stores per block and no narrower stores read back wider, which
+ * in the batch path would stall store forwarding once per frame.
+ */
 static void blocks(uint8_t b0[16], uint8_t a0[16], const uint8_t *nonce,
 		   size_t nonce_len, size_t aad_len, size_t len, size_t tag_len)
 {
 	size_t q = 15 - nonce_len;
-	uint8_t n[16] = { 0 };
+	uint64_t hi = 0, lo = 0;
 
-	copy16(n + 1, nonce, nonce_len);
-	a0[0] = (uint8_t)(q - 1);
-	memcpy(a0 + 1, n + 1, 15);
-	/* Q in the last q octets, which are zero in n: len < 2^(8q) (A.1,
-	 * checked) and q >= 2, so one OR into the low 64 bits places it. */
-	tw_store_be64(n + 8, tw_load_be64(n + 8) | (uint64_t)len);
-	memcpy(b0, n, 16);
-	b0[0] = (uint8_t)((aad_len > 0 ? 0x40 : 0) | ((tag_len - 2) / 2) << 3 | (q - 1));
+	if (nonce_len >= 8) {
+		hi = tw_load_be64(nonce) >> 8;
+		/* The last 8 - q octets of N, above the q-octet field. */
+		lo = tw_load_be64(nonce + nonce_len - 8) << (8 * q);
+	} else {
+		for (size_t i = 0; i < nonce_len; i++)
+			hi = hi << 8 | nonce[i];
+	}
+	uint64_t flags = (uint64_t)((aad_len > 0 ? 0x40 : 0) |
+				    ((tag_len - 2) / 2) << 3 | (q - 1));
+
+	store_be64(a0, hi | (uint64_t)(q - 1) << 56);
+	store_be64(a0 + 8, lo);
+	store_be64(b0, hi | flags << 56);
+	/* Q < 2^(8q) (A.1, checked): it fits the low q octets. */
+	store_be64(b0 + 8, lo | (uint64_t)len);
 }
 
 /* Checks the parameters and builds B_0 and Ctr_0. */
@@ -151,7 +177,7 @@ static int format(uint8_t b0[16], uint8_t a0[16], const struct tw_aes_ctx *aes,
 static void ctr_at(uint8_t out[16], const uint8_t a0[16], uint64_t j)
 {
 	memcpy(out, a0, 8);
-	tw_store_be64(out + 8, tw_load_be64(a0 + 8) + j);
+	store_be64(out + 8, tw_load_be64(a0 + 8) + j);
 }
 
 /* Portable: T over B_0 || encode(a)||A || P (p: the plaintext). */
@@ -310,7 +336,7 @@ static void prepare(struct tw_ccm_lanes *L, unsigned l, struct job *j, int dec)
 		/* A.2.2 in one pass: B_0 || [a]_16 || A || zero pad (the
 		 * whole head, at most HB blocks, e.g. 3 for a CCMP AAD). */
 		run = j->h + 1;
-		memcpy(j->hb, j->b0, 16);
+		copy16(j->hb, j->b0, 16); /* as the two halves blocks() stored */
 		memset(j->hb + 16, 0, sizeof(j->hb) - 16);
 		tw_store_be16(j->hb + 16, (uint16_t)op->aad_len);
 		size_t a = 0;
