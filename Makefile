@@ -18,7 +18,7 @@ HARDEN := -fstack-protector-strong -D_FORTIFY_SOURCE=2
 CPPFLAGS := -Iinclude -D_DEFAULT_SOURCE -MMD -MP
 CFLAGS := -std=c11 $(OPT) -g $(WARN) $(HARDEN) -fPIC
 LDFLAGS :=
-LDLIBS := -lcrypto -lpthread
+LDLIBS := -lsqlite3 -lcrypto -lpthread
 
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all
@@ -40,6 +40,14 @@ LIB := $(BUILD)/libtwag.a
 TWAG_SRC := $(sort $(wildcard tools/twag/*.c))
 TWAG_OBJ := $(TWAG_SRC:%.c=$(BUILD)/%.o)
 TWAG := $(BUILD)/twag
+
+TWAGD_SRC := $(sort $(wildcard tools/twagd/*.c))
+TWAGD_OBJ := $(TWAGD_SRC:%.c=$(BUILD)/%.o)
+TWAGD := $(BUILD)/twagd
+
+LOAD_SRC := $(sort $(wildcard tools/load/*.c))
+LOAD_OBJ := $(LOAD_SRC:%.c=$(BUILD)/%.o)
+LOAD := $(BUILD)/twag-load
 
 BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
@@ -65,7 +73,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/c
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
 .PHONY: all test test-run run bench deps clean objs fuzz
-all: $(LIB) $(TWAG) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
+all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
 $(BUILD)/%.o: %.c
@@ -81,6 +89,12 @@ $(LIB): $(LIB_OBJ)
 
 $(TWAG): $(TWAG_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(TWAG_OBJ) $(LIB) $(LDLIBS)
+
+$(TWAGD): $(TWAGD_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TWAGD_OBJ) $(LIB) $(LDLIBS)
+
+$(LOAD): $(LOAD_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(LOAD_OBJ) $(LIB) $(LDLIBS) -lm
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(OSMO_LIBS) $(LDLIBS) -lm

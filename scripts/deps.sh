@@ -6,11 +6,11 @@
 #   scripts/deps.sh bench   + gnuplot for --plot
 set -eu
 what=${1:-test}
-pkgs="build-essential libssl-dev pkg-config"
+pkgs="build-essential libssl-dev pkg-config libsqlite3-dev"
 case "$what" in
 build) ;;
-test) pkgs="$pkgs libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev" ;;
-bench) pkgs="$pkgs libosmocore-dev libosmocore-utils gnuplot-nox" ;;
+test) pkgs="$pkgs eapoltest freeradius-utils tshark sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev" ;;
+bench) pkgs="$pkgs freeradius freeradius-utils libosmocore-dev libosmocore-utils gnuplot-nox" ;;
 *) echo "deps.sh: unknown set '$what' (build|test|bench)" >&2; exit 2 ;;
 esac
 

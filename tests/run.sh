@@ -78,6 +78,16 @@ for s in tests/cli/*.sh; do
 	tally "$out" "$rc" "$(basename "$s")"
 done
 
+# Integration tests: the real daemon on 127.0.0.1 driven by real
+# third-party peers (eapol_test, radeapclient, tshark, Python sockets).
+for s in tests/integration/test_*.sh; do
+	[ -f "$s" ] || continue
+	out=$(BUILD="$build" timeout 900 bash "$s" 2>&1)
+	rc=$?
+	printf '%s\n' "$out" | grep -E 'FAIL|passed|note:' || true
+	tally "$out" "$rc" "$(basename "$s")"
+done
+
 fail=$((fail + broken))
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
