@@ -892,9 +892,184 @@ static void fmt_dur(char *buf, size_t len, double ns)
 		snprintf(buf, len, "%.2f ms", ns / 1e6);
 }
 
-/* ours / ref in ops per CPU-second; 0 if either is missing. */
+/* ---- paired ratios ----
+ *
+ * A ratio of two rows measured seconds apart is at the mercy of the
+ * machine: on a shared VM the clock moved between 2.6 and 2.9 GHz within
+ * one run, and a neighbour's load comes and goes. So the ratio column is
+ * measured on its own, after the rows: ours and the reference set up side
+ * by side in one thread, then PAIR_ROUNDS rounds of one slice of each
+ * (PAIR_SLICE_NS of work, order alternating between rounds), each slice
+ * timed in thread CPU time (CLOCK_THREAD_CPUTIME_ID). A round's ratio
+ * compares two slices a few milliseconds apart; the column shows the
+ * median over the rounds. The ops/s columns stay those of the rows. */
+#define PAIR_ROUNDS 11
+#define PAIR_SLICE_NS 2000000u
+
+struct pair {
+	const struct entry *ours, *ref;
+	double ratio; /* median of the rounds; 0: not measured */
+};
+
+static struct pair g_pairs[BENCH_MAX_SCENARIOS * 4];
+static size_t g_npairs;
+
+struct pair_side {
+	const struct bench_scenario *sc;
+	void *st, *own;
+	bool set_up;
+	uint64_t batch;
+};
+
+static uint64_t cpu_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int pair_open(struct pair_side *p, const struct entry *e)
+{
+	char why[BENCH_WHY_MAX] = "";
+	struct bench_thread t = {
+		.nthreads = 1, .shared_keys = e->shared_keys, .size = e->size, .why = why,
+		.seed = thread_seed(e->shared_keys, 0, 0),
+	};
+
+	memset(p, 0, sizeof(*p));
+	p->sc = e->sc;
+	p->batch = e->res.batch ? e->res.batch : 1;
+	p->st = calloc(1, e->sc->state_size ? e->sc->state_size : 1);
+	if (!p->st)
+		return -1;
+	if (e->sc->shared_setup) {
+		t.shared = p->own = shared_new(e->sc, &t);
+		if (!p->own)
+			return -1;
+	}
+	if (e->sc->setup(p->st, &t) != 0)
+		return -1;
+	p->set_up = true;
+	return 0;
+}
+
+static void pair_close(struct pair_side *p)
+{
+	if (p->set_up && p->sc->teardown)
+		p->sc->teardown(p->st);
+	free(p->st);
+	if (p->sc)
+		shared_free(p->sc, p->own);
+}
+
+/* One slice: batches until PAIR_SLICE_NS of CPU time; ops per CPU-ns. */
+static double pair_slice(struct pair_side *p)
+{
+	uint64_t ops = 0, c0 = cpu_clock_ns(), c;
+
+	do {
+		if (p->sc->run(p->st, p->batch) != 0)
+			return -1;
+		ops += p->batch;
+		c = cpu_clock_ns();
+	} while (c - c0 < PAIR_SLICE_NS);
+	return (double)ops / (double)(c - c0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pair_measure(const struct entry *ours, const struct entry *ref)
+{
+	struct pair_side a, b;
+	double r[PAIR_ROUNDS], out = 0;
+	unsigned n = 0;
+
+	if (pair_open(&a, ours) != 0 || pair_open(&b, ref) != 0)
+		goto done;
+	/* one untimed slice each: caches and lazy initialisation */
+	if (pair_slice(&a) < 0 || pair_slice(&b) < 0)
+		goto done;
+	for (unsigned i = 0; i < PAIR_ROUNDS && !atomic_load(&g_stop); i++) {
+		double x, y;
+		if (i & 1) {
+			y = pair_slice(&b);
+			x = pair_slice(&a);
+		} else {
+			x = pair_slice(&a);
+			y = pair_slice(&b);
+		}
+		if (x <= 0 || y <= 0)
+			goto done;
+		r[n++] = x / y;
+	}
+	if (n) {
+		qsort(r, n, sizeof(r[0]), cmp_double);
+		out = r[n / 2];
+	}
+done:
+	pair_close(&b);
+	pair_close(&a);
+	return out;
+}
+
+static bool row_usable(const struct entry *e)
+{
+	return e && e->ran && !(e->res.flags & (BENCH_F_UNAVAILABLE | BENCH_F_MISMATCH |
+						  BENCH_F_SETUP_FAILED)) && !e->res.errors;
+}
+
+static const struct entry *ref_entry(const struct bench_scenario *r, const struct entry *e);
+
+/* Every twag row against each of its references that ran. */
+static void run_pairs(void)
+{
+	size_t total = 0, done = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < g_nplan && !atomic_load(&g_stop); i++) {
+			const struct entry *e = g_plan[i];
+			const char *p = e->sc->refs;
+			if (!is_twag(e->sc) || !row_usable(e))
+				continue;
+			while (p && *p) {
+				size_t n = strcspn(p, " ");
+				const struct bench_scenario *r = find_scenario(p, n);
+				const struct entry *er = r ? ref_entry(r, e) : NULL;
+				p += n;
+				p += strspn(p, " ");
+				if (!row_usable(er))
+					continue;
+				if (pass == 0) {
+					total++;
+					continue;
+				}
+				if (!g_opt.quiet && isatty(2))
+					fprintf(stderr, "\r\033[K[pairs %zu/%zu] %s / %s", ++done,
+						total, e->name, er->name);
+				if (g_npairs < sizeof(g_pairs) / sizeof(g_pairs[0]))
+					g_pairs[g_npairs++] = (struct pair){e, er, pair_measure(e, er)};
+			}
+		}
+	}
+	if (!g_opt.quiet && isatty(2))
+		fprintf(stderr, "\r\033[K");
+	else if (!g_opt.quiet && total)
+		fprintf(stderr, "twag-bench: %zu paired ratios measured\n", total);
+}
+
+/* ours / ref: the paired measurement when there is one, else the rows'
+ * ops per CPU-second; 0 if either is missing. */
 static double ratio(const struct entry *ours, const struct entry *ref)
 {
+	for (size_t i = 0; i < g_npairs; i++)
+		if (g_pairs[i].ours == ours && g_pairs[i].ref == ref && g_pairs[i].ratio > 0)
+			return g_pairs[i].ratio;
 	if (!ours || !ref || !ours->ran || !ref->ran || ref->sum.ops_per_cpu_s <= 0)
 		return 0;
 	return ours->sum.ops_per_cpu_s / ref->sum.ops_per_cpu_s;
@@ -1050,6 +1225,10 @@ static void print_settings(FILE *f, const struct machine *m, const char *pre, co
 		g_opt.concurrent ? "scenarios concurrently" : "scenarios one after another",
 		g_opt.instances, g_opt.instances == 1 ? "" : "s",
 		bench_heap_counting() ? "counted (malloc hook)" : "not counted (sanitizer build)");
+	if (g_npairs)
+		fprintf(f, "%s%sratios: median of %u interleaved pairs of %.0f ms slices "
+			"(ours and reference alternating in one thread, thread CPU time), "
+			"measured after the rows\n", gap, pre, PAIR_ROUNDS, PAIR_SLICE_NS / 1e6);
 }
 
 static void heap_cell(char *buf, size_t len, const struct entry *e)
@@ -1702,6 +1881,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "twag-bench: some instances failed; totals are partial\n");
 	} else {
 		run_plan(0);
+		/* Ratios from interleaved pairs (above); not for request-limited
+		 * or concurrent runs, whose point is the rows themselves. */
+		if (!g_opt.requests && !g_opt.concurrent && !g_opt.no_refs)
+			run_pairs();
 	}
 	if (atomic_load(&g_stop))
 		fprintf(stderr, "twag-bench: interrupted; reporting what was measured\n");
