@@ -1,0 +1,251 @@
+/*
+ * twag — RADIUS codec for EAP (RFC 2865, June 2000; RFC 2869, June 2000;
+ * RFC 3579, September 2003; RFC 2548, March 1999; RFC 5080, December 2007;
+ * RFC 5997, August 2010).
+ *
+ * No I/O, no allocation: the decoder returns bounded views into the
+ * caller's datagram, the builder writes into a caller buffer. Both sides
+ * are here: the server (twagd) and the client (twag-load, tests).
+ *
+ * Blast-RADIUS mitigations (RFC 3579 §3.2 as tightened since): every
+ * packet we build carries Message-Authenticator as its FIRST attribute;
+ * the server requires a valid one on every Access-Request that carries
+ * EAP-Message (tw_radius_verify_request).
+ */
+#ifndef TWAG_RADIUS_H
+#define TWAG_RADIUS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "twag/err.h"
+
+enum {
+	TW_RADIUS_HDR_LEN = 20,      /* Code, Identifier, Length, Authenticator */
+	TW_RADIUS_MIN_LEN = 20,      /* RFC 2865 §3 */
+	TW_RADIUS_MAX_LEN = 4096,    /* RFC 2865 §3 */
+	TW_RADIUS_AUTH_LEN = 16,
+	TW_RADIUS_MAX_ATTRS = 128,   /* more is "too many": dropped */
+	TW_RADIUS_ATTR_MAX_VALUE = 253,
+	TW_RADIUS_EAP_MAX = 4096 - 20, /* joined EAP-Message bound */
+	TW_RADIUS_MSG_AUTH_LEN = 16,
+};
+
+/* Codes (RFC 2865 §3, RFC 2866, RFC 5997). */
+enum tw_radius_code {
+	TW_RADIUS_ACCESS_REQUEST = 1,
+	TW_RADIUS_ACCESS_ACCEPT = 2,
+	TW_RADIUS_ACCESS_REJECT = 3,
+	TW_RADIUS_ACCOUNTING_REQUEST = 4,
+	TW_RADIUS_ACCOUNTING_RESPONSE = 5,
+	TW_RADIUS_ACCESS_CHALLENGE = 11,
+	TW_RADIUS_STATUS_SERVER = 12,
+};
+
+/* Attribute types used here (RFC 2865 §5, RFC 2869 §5, RFC 3579 §3). */
+enum tw_radius_attr_type {
+	TW_RADIUS_USER_NAME = 1,
+	TW_RADIUS_NAS_IP_ADDRESS = 4,
+	TW_RADIUS_NAS_PORT = 5,
+	TW_RADIUS_SERVICE_TYPE = 6,
+	TW_RADIUS_FRAMED_MTU = 12,
+	TW_RADIUS_REPLY_MESSAGE = 18,
+	TW_RADIUS_STATE = 24,
+	TW_RADIUS_CLASS = 25,
+	TW_RADIUS_VENDOR_SPECIFIC = 26,
+	TW_RADIUS_SESSION_TIMEOUT = 27,
+	TW_RADIUS_CALLED_STATION_ID = 30,
+	TW_RADIUS_CALLING_STATION_ID = 31,
+	TW_RADIUS_NAS_IDENTIFIER = 32,
+	TW_RADIUS_NAS_PORT_TYPE = 61,
+	TW_RADIUS_CONNECT_INFO = 77,
+	TW_RADIUS_EAP_MESSAGE = 79,
+	TW_RADIUS_MESSAGE_AUTHENTICATOR = 80,
+	TW_RADIUS_NAS_IPV6_ADDRESS = 95,
+};
+
+/* RFC 2548 §2.4.2/§2.4.3: Microsoft vendor id and the MPPE key types. */
+enum {
+	TW_RADIUS_VENDOR_MICROSOFT = 311,
+	TW_RADIUS_MS_MPPE_SEND_KEY = 16,
+	TW_RADIUS_MS_MPPE_RECV_KEY = 17,
+	TW_RADIUS_MPPE_KEY_LEN = 32,
+	/* salt (2) + encrypted (1 length octet + 32 key + 15 padding) */
+	TW_RADIUS_MPPE_ATTR_LEN = 2 + 48,
+};
+
+/* One attribute as a view into the datagram. */
+struct tw_radius_attr {
+	uint8_t type;
+	uint8_t len;            /* value length (attribute length - 2) */
+	uint16_t off;           /* offset of the value in the datagram */
+};
+
+/* A decoded packet: views into buf, which must stay alive and unchanged. */
+struct tw_radius_pkt {
+	const uint8_t *buf;
+	size_t len;             /* the Length field (trailing octets ignored) */
+	uint8_t code, id;
+	const uint8_t *authenticator; /* buf + 4 */
+	unsigned n_attrs;
+	struct tw_radius_attr attrs[TW_RADIUS_MAX_ATTRS];
+	int msg_auth;           /* index of Message-Authenticator, -1: none */
+	unsigned n_eap;         /* EAP-Message attributes (in order) */
+	size_t eap_len;         /* their joined length */
+};
+
+/*
+ * Strict decode of one datagram (RFC 2865 §3, §5): Length < 20, Length >
+ * datagram or > 4096, an attribute of length 0 or 1, an attribute running
+ * past Length, type 0, more than TW_RADIUS_MAX_ATTRS attributes, a second
+ * Message-Authenticator or one whose length is not 18: TW_ERR_DECODE
+ * (the caller drops and counts it). Octets after Length are padding and
+ * ignored (§3). EAP-Message attributes must be consecutive (RFC 3579
+ * §3.1) else TW_ERR_DECODE. Returns TW_OK or TW_ERR_DECODE / TW_ERR_INVAL.
+ */
+TW_MUST_CHECK int tw_radius_decode(struct tw_radius_pkt *p, const uint8_t *buf,
+				   size_t len);
+
+/* The first attribute of type, or NULL. */
+const struct tw_radius_attr *tw_radius_find(const struct tw_radius_pkt *p,
+					    uint8_t type);
+
+/* A pointer to an attribute's value. */
+static inline const uint8_t *tw_radius_value(const struct tw_radius_pkt *p,
+					     const struct tw_radius_attr *a)
+{
+	return p->buf + a->off;
+}
+
+/*
+ * Joins the EAP-Message attributes into out (RFC 3579 §3.1) and checks the
+ * EAP Length field equals the joined length. A single empty EAP-Message
+ * (EAP-Start, RFC 3579 §2.1) joins to TW_OK with *out_len 0. Returns TW_OK,
+ * TW_ERR_NOTFOUND (no EAP-Message), TW_ERR_OVERFLOW, TW_ERR_DECODE.
+ */
+TW_MUST_CHECK int tw_radius_eap_join(const struct tw_radius_pkt *p, uint8_t *out,
+				     size_t max, size_t *out_len);
+
+/*
+ * Server side: checks an Access-Request or Status-Server. Message-
+ * Authenticator (RFC 3579 §3.2, RFC 2869 §5.14) = HMAC-MD5(secret, packet
+ * with its value zeroed), compared in constant time. A request that carries
+ * EAP-Message without Message-Authenticator, or a Status-Server without one
+ * (RFC 5997 §3), is TW_ERR_AUTH; so is a wrong one, and any other Code.
+ * An Access-Request with neither EAP-Message nor Message-Authenticator is
+ * TW_OK (nothing to check). Returns TW_OK, TW_ERR_AUTH, or TW_ERR_INVAL
+ * (secret NULL with secret_len > 0).
+ */
+TW_MUST_CHECK int tw_radius_verify_request(const struct tw_radius_pkt *p,
+					   const uint8_t *secret, size_t secret_len);
+
+/*
+ * Client side: checks a response to the request whose authenticator was
+ * req_auth: Response Authenticator = MD5(Code | ID | Length | RequestAuth |
+ * Attributes | Secret) (RFC 2865 §3) and, when present or when
+ * require_msg_auth, the Message-Authenticator computed over the packet
+ * with RequestAuth in place of the Response Authenticator (RFC 3579 §3.2).
+ * A response carrying EAP-Message must carry Message-Authenticator even
+ * when !require_msg_auth (RFC 3579 §3.2). Returns TW_OK or TW_ERR_AUTH.
+ */
+TW_MUST_CHECK int tw_radius_verify_response(const struct tw_radius_pkt *p,
+					    const uint8_t req_auth[static 16],
+					    const uint8_t *secret, size_t secret_len,
+					    bool require_msg_auth);
+
+/* ---- building ---------------------------------------------------------- */
+
+/* A packet under construction in a caller buffer. Errors are sticky: the
+ * first one is kept in err and returned by _finish. After a successful
+ * _finish the builder is spent (err = TW_ERR_STATE). Errors: TW_ERR_OVERFLOW
+ * (does not fit in max), TW_ERR_LENGTH (value > 253), TW_ERR_INVAL (type 0,
+ * Message-Authenticator through _add, NULL value with a length). */
+struct tw_radius_builder {
+	uint8_t *buf;
+	size_t max, len;
+	int err;
+	size_t msg_auth_off;   /* value offset of Message-Authenticator, 0: none */
+};
+
+/*
+ * Starts a packet: header with code and id; authenticator is copied into
+ * the header (the request authenticator for requests; for responses the
+ * REQUEST's authenticator, replaced by _finish_response). When
+ * with_msg_auth, a zeroed Message-Authenticator is added as the FIRST
+ * attribute. max is capped at TW_RADIUS_MAX_LEN.
+ */
+void tw_radius_build_init(struct tw_radius_builder *b, uint8_t *buf, size_t max,
+			  uint8_t code, uint8_t id,
+			  const uint8_t authenticator[static 16], bool with_msg_auth);
+
+/* Adds one attribute (len 0..253; longer is TW_ERR_LENGTH in b->err). */
+void tw_radius_add(struct tw_radius_builder *b, uint8_t type, const void *val,
+		   size_t len);
+
+/* Adds a 32-bit integer attribute (e.g. Session-Timeout). */
+void tw_radius_add_u32(struct tw_radius_builder *b, uint8_t type, uint32_t v);
+
+/* Splits eap into EAP-Message attributes of at most 253 octets (RFC 3579
+ * §3.1), consecutive. */
+void tw_radius_add_eap(struct tw_radius_builder *b, const uint8_t *eap, size_t len);
+
+/*
+ * Adds MS-MPPE-Recv-Key = msk[0..31] and MS-MPPE-Send-Key = msk[32..63]
+ * (RFC 3748/RFC 5247 convention used by APs and eapol_test) as
+ * Vendor-Specific attributes, each salt-encrypted per RFC 2548 §2.4.2/
+ * §2.4.3 with the request authenticator req_auth:
+ *   b(1) = MD5(secret | req_auth | salt), c(1) = p(1) ^ b(1),
+ *   b(i) = MD5(secret | c(i-1)),          c(i) = p(i) ^ b(i),
+ * where p = key length octet (32) | key | zero padding to 48. salt is two
+ * octets whose top bit is set; the two keys get different salts
+ * (salt_seed supplies the random part; the Recv key uses
+ * salt_seed | 0x8000, the Send key (salt_seed + 1) | 0x8000 with the top
+ * bit forced, and they differ in the low bit). Secrets on the stack are
+ * wiped.
+ */
+void tw_radius_add_mppe_keys(struct tw_radius_builder *b, const uint8_t *secret,
+			     size_t secret_len, const uint8_t req_auth[static 16],
+			     const uint8_t msk[static 64], uint16_t salt_seed);
+
+/*
+ * Client side: decrypts one MS-MPPE-*-Key value (salt | ciphertext, as
+ * found inside the Vendor-Specific attribute after vendor id, type and
+ * length) into key (32 octets). Returns TW_OK, TW_ERR_DECODE (bad length,
+ * salt without the top bit, length octet not 32 or beyond the data).
+ */
+TW_MUST_CHECK int tw_radius_mppe_decrypt(const uint8_t *val, size_t len,
+					 const uint8_t *secret, size_t secret_len,
+					 const uint8_t req_auth[static 16],
+					 uint8_t key[static 32]);
+
+/*
+ * Client side: finds and decrypts both MPPE keys of an Access-Accept into
+ * msk (Recv-Key -> msk[0..31], Send-Key -> msk[32..63]). Returns TW_OK,
+ * TW_ERR_NOTFOUND, TW_ERR_DECODE.
+ */
+TW_MUST_CHECK int tw_radius_get_mppe_keys(const struct tw_radius_pkt *p,
+					  const uint8_t *secret, size_t secret_len,
+					  const uint8_t req_auth[static 16],
+					  uint8_t msk[static 64]);
+
+/*
+ * Finishes a response (Access-Accept/-Reject/-Challenge, Status-Server
+ * answers): writes Length, computes Message-Authenticator (over the packet
+ * with the request authenticator still in the header, RFC 3579 §3.2), then
+ * replaces the header authenticator with the Response Authenticator
+ * MD5(Code | ID | Length | RequestAuth | Attributes | Secret) (RFC 2865 §3).
+ * Returns TW_OK with *out_len, or the builder's sticky error.
+ */
+TW_MUST_CHECK int tw_radius_finish_response(struct tw_radius_builder *b,
+					    const uint8_t *secret, size_t secret_len,
+					    size_t *out_len);
+
+/* Finishes a request (Access-Request, Status-Server): Length, then the
+ * Message-Authenticator over the packet with the request authenticator
+ * given at init. Returns TW_OK with *out_len or the sticky error. */
+TW_MUST_CHECK int tw_radius_finish_request(struct tw_radius_builder *b,
+					   const uint8_t *secret, size_t secret_len,
+					   size_t *out_len);
+
+#endif

@@ -1,0 +1,614 @@
+/*
+ * twag — RADIUS codec for EAP (RFC 2865, June 2000; RFC 2869, June 2000;
+ * RFC 3579, September 2003; RFC 2548, March 1999; RFC 5997, August 2010).
+ *
+ * The decoder is strict and checks every length before it is used; it
+ * returns views into the caller's datagram. The builder writes into a
+ * caller buffer with a sticky error, so a chain of _add calls needs one
+ * check at _finish. The two authenticators are computed over the packet in
+ * pieces (header, substituted authenticator, attributes with the
+ * Message-Authenticator value read as zeros), so a received datagram is
+ * never modified and never copied.
+ */
+#include <string.h>
+
+#include "twag/bytes.h"
+#include "twag/md5.h"
+#include "twag/radius.h"
+
+enum {
+	ATTR_HDR = 2,           /* Type, Length (RFC 2865 §5) */
+	VSA_HDR = 6,            /* Type, Length, Vendor-Id (RFC 2865 §5.26) */
+	MPPE_SALT_LEN = 2,
+	MPPE_PLAIN_LEN = 48,    /* 1 + 32, padded to a multiple of 16 */
+	MPPE_PLAIN_MAX = 240,   /* 253 - 4 (vendor id) - 2 - 2 (salt), rounded */
+};
+
+static const uint8_t zero16[16];
+
+static bool secret_ok(const uint8_t *secret, size_t secret_len)
+{
+	return secret != NULL || secret_len == 0;
+}
+
+/* ---- decoding ---------------------------------------------------------- */
+
+int tw_radius_decode(struct tw_radius_pkt *p, const uint8_t *buf, size_t len)
+{
+	size_t plen, off;
+	int last_type = -1;
+
+	if (p == NULL || (buf == NULL && len != 0))
+		return TW_ERR_INVAL;
+	p->n_attrs = 0;
+	p->msg_auth = -1;
+	p->n_eap = 0;
+	p->eap_len = 0;
+	/* RFC 2865 §3: a packet shorter than the minimum, or whose Length
+	 * exceeds the octets received, is silently discarded; the maximum
+	 * Length is 4096. */
+	if (len < TW_RADIUS_MIN_LEN)
+		return TW_ERR_DECODE;
+	plen = tw_load_be16(buf + 2);
+	if (plen < TW_RADIUS_MIN_LEN || plen > TW_RADIUS_MAX_LEN || plen > len)
+		return TW_ERR_DECODE;
+
+	off = TW_RADIUS_HDR_LEN;
+	while (off < plen) {
+		size_t alen;
+		uint8_t type;
+
+		/* RFC 2865 §5: Length covers Type, Length and Value, so it is at
+		 * least 2; an attribute that runs past Length invalidates the
+		 * whole packet. Both checked before anything is subtracted. */
+		if (plen - off < ATTR_HDR)
+			return TW_ERR_DECODE;
+		type = buf[off];
+		alen = buf[off + 1];
+		if (alen < ATTR_HDR || alen > plen - off)
+			return TW_ERR_DECODE;
+		/* Type 0 is not assigned (IANA RADIUS registry, RFC 3575). */
+		if (type == 0)
+			return TW_ERR_DECODE;
+		if (p->n_attrs >= TW_RADIUS_MAX_ATTRS)
+			return TW_ERR_DECODE;
+		if (type == TW_RADIUS_MESSAGE_AUTHENTICATOR) {
+			/* RFC 2869 §5.14: Length = 18; RFC 3579 §3.2: at most one. */
+			if (alen != ATTR_HDR + TW_RADIUS_MSG_AUTH_LEN || p->msg_auth >= 0)
+				return TW_ERR_DECODE;
+			p->msg_auth = (int)p->n_attrs;
+		}
+		if (type == TW_RADIUS_EAP_MESSAGE) {
+			/* RFC 3579 §3.1: multiple EAP-Message attributes MUST be
+			 * consecutive; anything between them breaks the join. */
+			if (p->n_eap != 0 && last_type != TW_RADIUS_EAP_MESSAGE)
+				return TW_ERR_DECODE;
+			p->n_eap++;
+			p->eap_len += alen - ATTR_HDR;
+		}
+		p->attrs[p->n_attrs].type = type;
+		p->attrs[p->n_attrs].len = (uint8_t)(alen - ATTR_HDR);
+		p->attrs[p->n_attrs].off = (uint16_t)(off + ATTR_HDR);
+		p->n_attrs++;
+		last_type = type;
+		off += alen;
+	}
+	/* RFC 2865 §3: octets beyond Length are padding, ignored. */
+	p->buf = buf;
+	p->len = plen;
+	p->code = buf[0];
+	p->id = buf[1];
+	p->authenticator = buf + 4;
+	return TW_OK;
+}
+
+const struct tw_radius_attr *tw_radius_find(const struct tw_radius_pkt *p,
+					    uint8_t type)
+{
+	for (unsigned i = 0; i < p->n_attrs; i++)
+		if (p->attrs[i].type == type)
+			return &p->attrs[i];
+	return NULL;
+}
+
+int tw_radius_eap_join(const struct tw_radius_pkt *p, uint8_t *out, size_t max,
+		       size_t *out_len)
+{
+	size_t n = 0;
+	unsigned i;
+
+	if (p == NULL || out_len == NULL || (out == NULL && max != 0))
+		return TW_ERR_INVAL;
+	if (p->n_eap == 0)
+		return TW_ERR_NOTFOUND;
+	if (p->eap_len > max)
+		return TW_ERR_OVERFLOW;
+	for (i = 0; i < p->n_attrs; i++)
+		if (p->attrs[i].type == TW_RADIUS_EAP_MESSAGE)
+			break;
+	/* The decoder guarantees the n_eap attributes are consecutive. */
+	for (unsigned k = 0; k < p->n_eap; k++, i++) {
+		const struct tw_radius_attr *a = &p->attrs[i];
+
+		if (a->len != 0)
+			memcpy(out + n, p->buf + a->off, a->len);
+		n += a->len;
+	}
+	/* RFC 3579 §2.1: an EAP-Message of length 2 (no data) is EAP-Start;
+	 * it joins to nothing and has no EAP Length to check. */
+	if (n == 0 && p->n_eap == 1) {
+		*out_len = 0;
+		return TW_OK;
+	}
+	/* RFC 3748 §4: Code, Identifier, Length (2); the Length field must
+	 * equal what the attributes carried (RFC 3579 §3.1 reassembly). */
+	if (n < 4 || tw_load_be16(out + 2) != n)
+		return TW_ERR_DECODE;
+	*out_len = n;
+	return TW_OK;
+}
+
+/* ---- authenticators ---------------------------------------------------- */
+
+/*
+ * RFC 3579 §3.2 / RFC 2869 §5.14: Message-Authenticator =
+ * HMAC-MD5(secret, Type | Identifier | Length | auth | Attributes) with the
+ * Message-Authenticator value taken as 16 zero octets; auth is the
+ * Request Authenticator (for requests, and for responses the one of the
+ * request they answer).
+ */
+static void msg_auth_compute(uint8_t mac[static 16], const uint8_t *pkt,
+			     size_t len, const uint8_t auth[static 16],
+			     size_t ma_off, const uint8_t *secret,
+			     size_t secret_len)
+{
+	struct tw_hmac_md5_ctx h;
+
+	tw_hmac_md5_init(&h, secret, secret_len);
+	tw_hmac_md5_update(&h, pkt, 4);
+	tw_hmac_md5_update(&h, auth, TW_RADIUS_AUTH_LEN);
+	tw_hmac_md5_update(&h, pkt + TW_RADIUS_HDR_LEN, ma_off - TW_RADIUS_HDR_LEN);
+	tw_hmac_md5_update(&h, zero16, TW_RADIUS_MSG_AUTH_LEN);
+	tw_hmac_md5_update(&h, pkt + ma_off + TW_RADIUS_MSG_AUTH_LEN,
+			   len - ma_off - TW_RADIUS_MSG_AUTH_LEN);
+	tw_hmac_md5_final(&h, mac);
+	tw_hmac_md5_wipe(&h);
+}
+
+/* RFC 2865 §3: Response Authenticator =
+ * MD5(Code | ID | Length | RequestAuth | Attributes | Secret). */
+static void resp_auth_compute(uint8_t out[static 16], const uint8_t *pkt,
+			      size_t len, const uint8_t req_auth[static 16],
+			      const uint8_t *secret, size_t secret_len)
+{
+	struct tw_md5_ctx m;
+
+	tw_md5_init(&m);
+	tw_md5_update(&m, pkt, 4);
+	tw_md5_update(&m, req_auth, TW_RADIUS_AUTH_LEN);
+	tw_md5_update(&m, pkt + TW_RADIUS_HDR_LEN, len - TW_RADIUS_HDR_LEN);
+	tw_md5_update(&m, secret, secret_len);
+	tw_md5_final(&m, out);
+}
+
+int tw_radius_verify_request(const struct tw_radius_pkt *p,
+			     const uint8_t *secret, size_t secret_len)
+{
+	uint8_t mac[16];
+	int ret = TW_ERR_AUTH;
+
+	if (p == NULL || !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	if (p->code != TW_RADIUS_ACCESS_REQUEST && p->code != TW_RADIUS_STATUS_SERVER)
+		return TW_ERR_AUTH;
+	if (p->msg_auth < 0) {
+		/* RFC 3579 §3.2: an Access-Request with EAP-Message and no
+		 * Message-Authenticator MUST be silently discarded; RFC 5997
+		 * §3: so must a Status-Server without one. A plain
+		 * Access-Request (no EAP) has nothing to check here. */
+		if (p->n_eap != 0 || p->code == TW_RADIUS_STATUS_SERVER)
+			return TW_ERR_AUTH;
+		return TW_OK;
+	}
+	size_t ma_off = p->attrs[p->msg_auth].off;
+
+	/* In a request the header already holds the Request Authenticator. */
+	msg_auth_compute(mac, p->buf, p->len, p->buf + 4, ma_off, secret,
+			 secret_len);
+	if (tw_ct_eq(mac, p->buf + ma_off, TW_RADIUS_MSG_AUTH_LEN))
+		ret = TW_OK;
+	tw_wipe(mac, sizeof(mac));
+	return ret;
+}
+
+int tw_radius_verify_response(const struct tw_radius_pkt *p,
+			      const uint8_t req_auth[static 16],
+			      const uint8_t *secret, size_t secret_len,
+			      bool require_msg_auth)
+{
+	uint8_t ra[16], mac[16];
+	bool ok;
+
+	if (p == NULL || req_auth == NULL || !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	resp_auth_compute(ra, p->buf, p->len, req_auth, secret, secret_len);
+	ok = tw_ct_eq(ra, p->authenticator, TW_RADIUS_AUTH_LEN);
+	if (p->msg_auth >= 0) {
+		size_t ma_off = p->attrs[p->msg_auth].off;
+
+		/* RFC 3579 §3.2: in a response the Message-Authenticator is
+		 * computed with the Request Authenticator in the header. */
+		msg_auth_compute(mac, p->buf, p->len, req_auth, ma_off, secret,
+				 secret_len);
+		ok &= tw_ct_eq(mac, p->buf + ma_off, TW_RADIUS_MSG_AUTH_LEN);
+	} else if (require_msg_auth || p->n_eap != 0) {
+		/* RFC 3579 §3.2: Access-Challenge/-Accept/-Reject carrying
+		 * EAP-Message MUST carry Message-Authenticator. */
+		ok = false;
+	}
+	tw_wipe(ra, sizeof(ra));
+	tw_wipe(mac, sizeof(mac));
+	return ok ? TW_OK : TW_ERR_AUTH;
+}
+
+/* ---- building ---------------------------------------------------------- */
+
+static void fail(struct tw_radius_builder *b, int err)
+{
+	if (b->err == TW_OK)
+		b->err = err;
+}
+
+/* Reserves an attribute of value length vlen; NULL (sticky error) if it
+ * does not fit. */
+static uint8_t *put_attr(struct tw_radius_builder *b, uint8_t type, size_t vlen)
+{
+	uint8_t *a;
+
+	if (b->err != TW_OK)
+		return NULL;
+	if (vlen > TW_RADIUS_ATTR_MAX_VALUE) {
+		fail(b, TW_ERR_LENGTH);
+		return NULL;
+	}
+	if (b->max - b->len < ATTR_HDR + vlen) {
+		fail(b, TW_ERR_OVERFLOW);
+		return NULL;
+	}
+	a = b->buf + b->len;
+	a[0] = type;
+	a[1] = (uint8_t)(ATTR_HDR + vlen);
+	b->len += ATTR_HDR + vlen;
+	return a + ATTR_HDR;
+}
+
+void tw_radius_build_init(struct tw_radius_builder *b, uint8_t *buf, size_t max,
+			  uint8_t code, uint8_t id,
+			  const uint8_t authenticator[static 16], bool with_msg_auth)
+{
+	b->buf = buf;
+	b->max = max < TW_RADIUS_MAX_LEN ? max : TW_RADIUS_MAX_LEN;
+	b->len = 0;
+	b->err = TW_OK;
+	b->msg_auth_off = 0;
+	if (buf == NULL || authenticator == NULL) {
+		b->max = 0;
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	if (b->max < TW_RADIUS_HDR_LEN) {
+		fail(b, TW_ERR_OVERFLOW);
+		return;
+	}
+	/* RFC 2865 §3: Code, Identifier, Length (written by _finish),
+	 * Authenticator. */
+	buf[0] = code;
+	buf[1] = id;
+	tw_store_be16(buf + 2, TW_RADIUS_HDR_LEN);
+	memmove(buf + 4, authenticator, TW_RADIUS_AUTH_LEN);
+	b->len = TW_RADIUS_HDR_LEN;
+	if (with_msg_auth) {
+		/* Blast-RADIUS hardening: Message-Authenticator first, so no
+		 * chosen attribute can precede it in the MD5 input. */
+		uint8_t *v = put_attr(b, TW_RADIUS_MESSAGE_AUTHENTICATOR,
+				      TW_RADIUS_MSG_AUTH_LEN);
+		if (v != NULL) {
+			memset(v, 0, TW_RADIUS_MSG_AUTH_LEN);
+			b->msg_auth_off = (size_t)(v - buf);
+		}
+	}
+}
+
+void tw_radius_add(struct tw_radius_builder *b, uint8_t type, const void *val,
+		   size_t len)
+{
+	uint8_t *v;
+
+	if (b->err != TW_OK)
+		return;
+	/* Type 0 is unassigned; a second Message-Authenticator would make
+	 * the packet invalid (RFC 3579 §3.2): use with_msg_auth instead. */
+	if (type == 0 || type == TW_RADIUS_MESSAGE_AUTHENTICATOR ||
+	    (val == NULL && len != 0)) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	v = put_attr(b, type, len);
+	if (v != NULL && len != 0)
+		memcpy(v, val, len);
+}
+
+void tw_radius_add_u32(struct tw_radius_builder *b, uint8_t type, uint32_t v)
+{
+	uint8_t be[4];
+
+	/* RFC 2865 §5: integer is 32 bits, big endian. */
+	tw_store_be32(be, v);
+	tw_radius_add(b, type, be, sizeof(be));
+}
+
+void tw_radius_add_eap(struct tw_radius_builder *b, const uint8_t *eap, size_t len)
+{
+	size_t off = 0;
+
+	if (b->err != TW_OK)
+		return;
+	if (eap == NULL && len != 0) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	/* RFC 3579 §3.1: an EAP packet longer than 253 octets is split over
+	 * consecutive EAP-Message attributes of at most 253 octets; an empty
+	 * one (length 2) is EAP-Start (§2.1). */
+	do {
+		size_t n = len - off;
+
+		if (n > TW_RADIUS_ATTR_MAX_VALUE)
+			n = TW_RADIUS_ATTR_MAX_VALUE;
+		tw_radius_add(b, TW_RADIUS_EAP_MESSAGE, n ? eap + off : NULL, n);
+		off += n;
+	} while (off < len && b->err == TW_OK);
+}
+
+/*
+ * RFC 2548 §2.4.2: the String field is the key length octet, the key and
+ * zero padding to a multiple of 16 (P = p(1)..p(i)), encrypted as
+ *   b(1) = MD5(S + R + A), c(1) = p(1) xor b(1),
+ *   b(i) = MD5(S + c(i-1)), c(i) = p(i) xor b(i),
+ * S the shared secret, R the Request Authenticator, A the salt. The same
+ * walk decrypts when given the ciphertext as chaining input.
+ */
+static void mppe_crypt(uint8_t *out, const uint8_t *in, size_t len, bool decrypt,
+		       const uint8_t *secret, size_t secret_len,
+		       const uint8_t req_auth[static 16],
+		       const uint8_t salt[static 2])
+{
+	struct tw_md5_ctx m;
+	uint8_t bi[16], prev_c[16];
+
+	for (size_t i = 0; i < len; i += 16) {
+		tw_md5_init(&m);
+		tw_md5_update(&m, secret, secret_len);
+		if (i == 0) {
+			tw_md5_update(&m, req_auth, TW_RADIUS_AUTH_LEN);
+			tw_md5_update(&m, salt, MPPE_SALT_LEN);
+		} else {
+			tw_md5_update(&m, prev_c, 16);
+		}
+		tw_md5_final(&m, bi);
+		/* c(i) chains: take it from the input when decrypting, from
+		 * the output when encrypting (out may alias in). */
+		if (decrypt)
+			memcpy(prev_c, in + i, 16);
+		tw_xor(out + i, in + i, bi, 16);
+		if (!decrypt)
+			memcpy(prev_c, out + i, 16);
+	}
+	tw_wipe(bi, sizeof(bi));
+	tw_wipe(&m, sizeof(m));
+}
+
+/* One MS-MPPE-*-Key Vendor-Specific attribute (RFC 2548 §2.4.2, §2.4.3). */
+static void add_mppe_key(struct tw_radius_builder *b, uint8_t vendor_type,
+			 const uint8_t *secret, size_t secret_len,
+			 const uint8_t req_auth[static 16], const uint8_t key[static 32],
+			 uint16_t salt)
+{
+	uint8_t plain[MPPE_PLAIN_LEN];
+	uint8_t *v = put_attr(b, TW_RADIUS_VENDOR_SPECIFIC,
+			      4 + 2 + TW_RADIUS_MPPE_ATTR_LEN);
+
+	if (v == NULL)
+		return;
+	/* RFC 2865 §5.26: Vendor-Id; RFC 2548 §2.4.2: Vendor-Type,
+	 * Vendor-Length (Vendor-Type + Vendor-Length + Salt + String), Salt. */
+	tw_store_be32(v, TW_RADIUS_VENDOR_MICROSOFT);
+	v[4] = vendor_type;
+	v[5] = (uint8_t)(2 + TW_RADIUS_MPPE_ATTR_LEN);
+	tw_store_be16(v + 6, salt);
+	plain[0] = TW_RADIUS_MPPE_KEY_LEN;
+	memcpy(plain + 1, key, TW_RADIUS_MPPE_KEY_LEN);
+	memset(plain + 1 + TW_RADIUS_MPPE_KEY_LEN, 0,
+	       MPPE_PLAIN_LEN - 1 - TW_RADIUS_MPPE_KEY_LEN);
+	mppe_crypt(v + 8, plain, MPPE_PLAIN_LEN, false, secret, secret_len,
+		   req_auth, v + 6);
+	tw_wipe(plain, sizeof(plain));
+}
+
+void tw_radius_add_mppe_keys(struct tw_radius_builder *b, const uint8_t *secret,
+			     size_t secret_len, const uint8_t req_auth[static 16],
+			     const uint8_t msk[static 64], uint16_t salt_seed)
+{
+	if (b->err != TW_OK)
+		return;
+	if (!secret_ok(secret, secret_len) || req_auth == NULL || msk == NULL) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	/* RFC 2548 §2.4.2: the salt's most significant bit MUST be set and
+	 * each salt MUST be unique within the packet: seed and seed + 1
+	 * always differ in their low bit. */
+	uint16_t recv_salt = (uint16_t)(salt_seed | 0x8000);
+	uint16_t send_salt = (uint16_t)((uint16_t)(salt_seed + 1) | 0x8000);
+
+	/* RFC 5247 §3 / RFC 3748 convention: Recv-Key = MSK[0..31],
+	 * Send-Key = MSK[32..63]. */
+	add_mppe_key(b, TW_RADIUS_MS_MPPE_RECV_KEY, secret, secret_len, req_auth,
+		     msk, recv_salt);
+	add_mppe_key(b, TW_RADIUS_MS_MPPE_SEND_KEY, secret, secret_len, req_auth,
+		     msk + 32, send_salt);
+}
+
+int tw_radius_mppe_decrypt(const uint8_t *val, size_t len, const uint8_t *secret,
+			   size_t secret_len, const uint8_t req_auth[static 16],
+			   uint8_t key[static 32])
+{
+	uint8_t plain[MPPE_PLAIN_MAX];
+	size_t clen;
+	int ret = TW_ERR_DECODE;
+
+	if (val == NULL || req_auth == NULL || key == NULL ||
+	    !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	/* Salt (2) then a String that is a non-empty multiple of 16. */
+	if (len < MPPE_SALT_LEN + 16)
+		return TW_ERR_DECODE;
+	clen = len - MPPE_SALT_LEN;
+	if (clen % 16 != 0 || clen > MPPE_PLAIN_MAX)
+		return TW_ERR_DECODE;
+	/* RFC 2548 §2.4.2: the salt's most significant bit MUST be set. */
+	if ((val[0] & 0x80) == 0)
+		return TW_ERR_DECODE;
+	mppe_crypt(plain, val + MPPE_SALT_LEN, clen, true, secret, secret_len,
+		   req_auth, val);
+	/* The Key-Length octet: our keys are 32 octets and must fit. */
+	if (plain[0] != TW_RADIUS_MPPE_KEY_LEN || plain[0] > clen - 1)
+		goto out;
+	memcpy(key, plain + 1, TW_RADIUS_MPPE_KEY_LEN);
+	ret = TW_OK;
+out:
+	tw_wipe(plain, sizeof(plain));
+	return ret;
+}
+
+int tw_radius_get_mppe_keys(const struct tw_radius_pkt *p, const uint8_t *secret,
+			    size_t secret_len, const uint8_t req_auth[static 16],
+			    uint8_t msk[static 64])
+{
+	bool have_recv = false, have_send = false;
+	int ret = TW_ERR_NOTFOUND;
+
+	if (p == NULL || msk == NULL || req_auth == NULL ||
+	    !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	for (unsigned i = 0; i < p->n_attrs; i++) {
+		const struct tw_radius_attr *a = &p->attrs[i];
+		const uint8_t *v = p->buf + a->off;
+		size_t off = 4;
+
+		if (a->type != TW_RADIUS_VENDOR_SPECIFIC || a->len < 4 ||
+		    tw_load_be32(v) != TW_RADIUS_VENDOR_MICROSOFT)
+			continue;
+		/* RFC 2548 §2: Vendor-Type, Vendor-Length (>= 2, covering
+		 * itself), value; checked before any subtraction. */
+		while (off < a->len) {
+			size_t vlen;
+			uint8_t vtype;
+			uint8_t *dst;
+			bool *have;
+
+			if (a->len - off < 2) {
+				ret = TW_ERR_DECODE;
+				goto out;
+			}
+			vtype = v[off];
+			vlen = v[off + 1];
+			if (vlen < 2 || vlen > a->len - off) {
+				ret = TW_ERR_DECODE;
+				goto out;
+			}
+			if (vtype == TW_RADIUS_MS_MPPE_RECV_KEY) {
+				dst = msk;
+				have = &have_recv;
+			} else if (vtype == TW_RADIUS_MS_MPPE_SEND_KEY) {
+				dst = msk + 32;
+				have = &have_send;
+			} else {
+				off += vlen;
+				continue;
+			}
+			/* A second copy of a key is ambiguous: refuse. */
+			if (*have) {
+				ret = TW_ERR_DECODE;
+				goto out;
+			}
+			ret = tw_radius_mppe_decrypt(v + off + 2, vlen - 2, secret,
+						     secret_len, req_auth, dst);
+			if (ret != TW_OK)
+				goto out;
+			*have = true;
+			off += vlen;
+		}
+	}
+	ret = have_recv && have_send ? TW_OK : TW_ERR_NOTFOUND;
+out:
+	if (ret != TW_OK)
+		tw_wipe(msk, 64);
+	return ret;
+}
+
+/* ---- finishing --------------------------------------------------------- */
+
+static int finish_common(struct tw_radius_builder *b, const uint8_t *secret,
+			 size_t secret_len, size_t *out_len)
+{
+	if (b == NULL || out_len == NULL)
+		return TW_ERR_INVAL;
+	if (b->err != TW_OK)
+		return b->err;
+	if (!secret_ok(secret, secret_len)) {
+		fail(b, TW_ERR_INVAL);
+		return b->err;
+	}
+	tw_store_be16(b->buf + 2, (uint16_t)b->len);
+	return TW_OK;
+}
+
+int tw_radius_finish_response(struct tw_radius_builder *b, const uint8_t *secret,
+			      size_t secret_len, size_t *out_len)
+{
+	uint8_t req_auth[16];
+	int err = finish_common(b, secret, secret_len, out_len);
+
+	if (err != TW_OK)
+		return err;
+	/* The header still holds the request's authenticator (see _init). */
+	memcpy(req_auth, b->buf + 4, TW_RADIUS_AUTH_LEN);
+	if (b->msg_auth_off != 0) {
+		/* RFC 3579 §3.2: computed with the Request Authenticator in
+		 * the header, before the Response Authenticator replaces it. */
+		msg_auth_compute(b->buf + b->msg_auth_off, b->buf, b->len, req_auth,
+				 b->msg_auth_off, secret, secret_len);
+	}
+	/* RFC 2865 §3: Response Authenticator over the final attributes. */
+	resp_auth_compute(b->buf + 4, b->buf, b->len, req_auth, secret, secret_len);
+	*out_len = b->len;
+	/* Finishing twice would sign over the Response Authenticator. */
+	b->err = TW_ERR_STATE;
+	return TW_OK;
+}
+
+int tw_radius_finish_request(struct tw_radius_builder *b, const uint8_t *secret,
+			     size_t secret_len, size_t *out_len)
+{
+	int err = finish_common(b, secret, secret_len, out_len);
+
+	if (err != TW_OK)
+		return err;
+	if (b->msg_auth_off != 0)
+		msg_auth_compute(b->buf + b->msg_auth_off, b->buf, b->len,
+				 b->buf + 4, b->msg_auth_off, secret, secret_len);
+	*out_len = b->len;
+	b->err = TW_ERR_STATE;
+	return TW_OK;
+}

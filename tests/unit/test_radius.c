@@ -1,0 +1,976 @@
+/*
+ * Tests of the RADIUS codec (RFC 2865, RFC 2869 §5.14, RFC 3579 §3.1/§3.2,
+ * RFC 2548 §2.4.2/§2.4.3, RFC 5997 §3).
+ *
+ * - The RFC 2865 §7 example packets (tests/vectors/radius.vec): decode,
+ *   the §7.1 Access-Accept's Response Authenticator verifies and is
+ *   rebuilt octet for octet by the builder with secret "xyzzy5461"; an
+ *   EAP Access-Accept with MA and MPPE keys written with Python
+ *   hashlib/hmac verifies, its keys decrypt, and it is rebuilt.
+ * - Message-Authenticator and Response Authenticator of random packets,
+ *   recomputed here with OpenSSL (HMAC(EVP_md5()), EVP md5) from the
+ *   formulas of RFC 3579 §3.2 and RFC 2865 §3.
+ * - MS-MPPE-Recv/Send-Key encryption redone here with OpenSSL MD5 step by
+ *   step per RFC 2548 §2.4.2, and round trips through the decrypter.
+ * - Every malformed-packet rule of tw_radius_decode, each on its own, and
+ *   the builder's sticky errors.
+ * - EAP split/join for every size 0..1500 and the largest that fits.
+ */
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+#include "tw_test.h"
+#include "twag/bytes.h"
+#include "twag/err.h"
+#include "twag/radius.h"
+
+/* ---- independent primitives (OpenSSL) ----------------------------------- */
+
+/* MD5(a | b | c) with OpenSSL's EVP. */
+static void ossl_md5(uint8_t out[16], const uint8_t *a, size_t al,
+		     const uint8_t *b, size_t bl, const uint8_t *c, size_t cl)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int n = 0;
+
+	if (!CHECK(ctx != NULL))
+		return;
+	CHECK(EVP_DigestInit_ex(ctx, EVP_md5(), NULL) == 1 &&
+	      EVP_DigestUpdate(ctx, a, al) == 1 && EVP_DigestUpdate(ctx, b, bl) == 1 &&
+	      EVP_DigestUpdate(ctx, c, cl) == 1 &&
+	      EVP_DigestFinal_ex(ctx, out, &n) == 1 && n == 16);
+	EVP_MD_CTX_free(ctx);
+}
+
+static void ossl_hmac_md5(uint8_t out[16], const uint8_t *key, size_t kl,
+			  const uint8_t *msg, size_t ml)
+{
+	unsigned int n = 0;
+	static const uint8_t none[1];
+
+	CHECK(HMAC(EVP_md5(), kl ? key : none, (int)kl, msg, ml, out, &n) != NULL &&
+	      n == 16);
+}
+
+/* A value that is either "quoted text" or hex. */
+static size_t field(const struct tv_case *c, const char *key, uint8_t *out,
+		    size_t max)
+{
+	for (int i = 0; i < c->nkv; i++) {
+		if (strcmp(c->kv[i].key, key) == 0 && c->kv[i].quoted) {
+			size_t n = strlen(c->kv[i].val);
+
+			if (!CHECK(n <= max))
+				return 0;
+			memcpy(out, c->kv[i].val, n);
+			return n;
+		}
+	}
+	return tv_hex(c, key, out, max);
+}
+
+static bool attr_is(const struct tw_radius_pkt *p, uint8_t type,
+		    const uint8_t *v, size_t len)
+{
+	const struct tw_radius_attr *a = tw_radius_find(p, type);
+
+	return a != NULL && a->len == len && memcmp(tw_radius_value(p, a), v, len) == 0;
+}
+
+/* ---- RFC 2865 §7 examples ------------------------------------------------ */
+
+static void rfc_case(const struct tv_case *c)
+{
+	uint8_t pkt[256], secret[64], req_auth[16], v[128], out[256], bad[256];
+	size_t pl = tv_hex(c, "pkt", pkt, sizeof(pkt)), sl = 0, n, ol = 0;
+	struct tw_radius_pkt p;
+	struct tw_radius_builder b;
+
+	if (!CHECK_OK(tw_radius_decode(&p, pkt, pl)))
+		return;
+	CHECK(p.code == tv_int(c, "code", -1));
+	CHECK(p.id == tv_int(c, "id", -1));
+	CHECK(p.n_attrs == (unsigned)tv_int(c, "n_attrs", -1));
+	CHECK(p.len == pl && p.authenticator == pkt + 4);
+	if (tv_has(c, "eap")) {
+		if (CHECK_OK(tw_radius_eap_join(&p, v, sizeof(v), &n)))
+			TV_EXPECT(c, "eap", v, n);
+	} else {
+		CHECK(p.n_eap == 0);
+	}
+	/* The views tile the packet exactly. */
+	size_t sum = TW_RADIUS_HDR_LEN;
+	for (unsigned i = 0; i < p.n_attrs; i++) {
+		CHECK(p.attrs[i].off == sum + 2 && pkt[sum] == p.attrs[i].type);
+		sum += 2u + p.attrs[i].len;
+	}
+	CHECK(sum == pl);
+	if (tv_has(c, "user_name")) {
+		n = field(c, "user_name", v, sizeof(v));
+		CHECK(attr_is(&p, TW_RADIUS_USER_NAME, v, n));
+	}
+	if (tv_has(c, "reply_message")) {
+		n = field(c, "reply_message", v, sizeof(v));
+		CHECK(attr_is(&p, TW_RADIUS_REPLY_MESSAGE, v, n));
+	}
+	if (tv_has(c, "state")) {
+		n = field(c, "state", v, sizeof(v));
+		CHECK(attr_is(&p, TW_RADIUS_STATE, v, n));
+	}
+	if (tv_has(c, "secret"))
+		sl = field(c, "secret", secret, sizeof(secret));
+	if (tv_has(c, "password")) {
+		/* RFC 2865 §5.2: c(1) = p(1) ^ MD5(S + RA): checks the
+		 * transcription of the vector, independently of the codec. */
+		const struct tw_radius_attr *a = tw_radius_find(&p, 2);
+		uint8_t bk[16], pw[16] = { 0 };
+
+		n = field(c, "password", v, sizeof(v));
+		if (CHECK(a != NULL && a->len == 16 && n <= 16)) {
+			memcpy(pw, v, n);
+			ossl_md5(bk, secret, sl, pkt + 4, 16, NULL, 0);
+			for (int i = 0; i < 16; i++)
+				bk[i] ^= tw_radius_value(&p, a)[i];
+			CHECK_MEM(bk, pw, 16);
+		}
+	}
+	if (p.code == TW_RADIUS_ACCESS_REQUEST) {
+		/* No EAP, no Message-Authenticator: nothing to refuse. */
+		CHECK_OK(tw_radius_verify_request(&p, secret, sl));
+		CHECK_ERR(tw_radius_eap_join(&p, v, sizeof(v), &n), TW_ERR_NOTFOUND);
+	}
+	if (!tv_has(c, "req_auth"))
+		return;
+	tv_hex(c, "req_auth", req_auth, 16);
+	/* RFC 2865 §3: the Response Authenticator recomputes. */
+	CHECK_OK(tw_radius_verify_response(&p, req_auth, secret, sl, false));
+	/* ... and with require_msg_auth only when it has one ... */
+	CHECK_ERR(tw_radius_verify_response(&p, req_auth, secret, sl, true),
+		  p.msg_auth >= 0 ? TW_OK : TW_ERR_AUTH);
+	if (tv_has(c, "msk")) {
+		uint8_t msk[64];
+
+		if (CHECK_OK(tw_radius_get_mppe_keys(&p, secret, sl, req_auth, msk)))
+			TV_EXPECT(c, "msk", msk, 64);
+	}
+	/* ... nor with another secret, request, or a flipped bit anywhere. */
+	CHECK_ERR(tw_radius_verify_response(&p, req_auth, secret, sl - 1, false),
+		  TW_ERR_AUTH);
+	req_auth[15] ^= 1;
+	CHECK_ERR(tw_radius_verify_response(&p, req_auth, secret, sl, false), TW_ERR_AUTH);
+	req_auth[15] ^= 1;
+	for (size_t bit = 0; bit < 8 * pl; bit += 7) {
+		struct tw_radius_pkt q;
+
+		memcpy(bad, pkt, pl);
+		bad[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (tw_radius_decode(&q, bad, pl) == TW_OK)
+			CHECK_ERR(tw_radius_verify_response(&q, req_auth, secret, sl, false),
+				  TW_ERR_AUTH);
+	}
+	/* The builder reproduces the packet octet for octet (the MA, when
+	 * first, recomputed in place). */
+	if (!CHECK(p.msg_auth <= 0))
+		return;
+	tw_radius_build_init(&b, out, sizeof(out), p.code, p.id, req_auth, p.msg_auth == 0);
+	for (unsigned i = p.msg_auth == 0 ? 1 : 0; i < p.n_attrs; i++)
+		tw_radius_add(&b, p.attrs[i].type, tw_radius_value(&p, &p.attrs[i]),
+			      p.attrs[i].len);
+	CHECK_OK(tw_radius_finish_response(&b, secret, sl, &ol));
+	CHECK(ol == pl);
+	CHECK_MEM(out, pkt, pl);
+}
+
+/* ---- authenticators on random packets, against OpenSSL ------------------ */
+
+static size_t rnd(size_t n)
+{
+	return n ? tw_test_random_u32() % n : 0;
+}
+
+static uint8_t rnd_type(void)
+{
+	for (;;) {
+		uint8_t t = (uint8_t)(1 + rnd(255));
+
+		if (t != TW_RADIUS_EAP_MESSAGE && t != TW_RADIUS_MESSAGE_AUTHENTICATOR)
+			return t;
+	}
+}
+
+/* A random EAP packet of length n >= 4 (RFC 3748 §4 header). */
+static void rnd_eap(uint8_t *eap, size_t n)
+{
+	tw_test_random(eap, n);
+	eap[0] = (uint8_t)(1 + rnd(4));
+	tw_store_be16(eap + 2, (uint16_t)n);
+}
+
+/* Random attributes, some EAP, into a builder; returns the EAP length. */
+static size_t rnd_attrs(struct tw_radius_builder *b, uint8_t *eap, bool with_eap)
+{
+	uint8_t v[64];
+	size_t en = 0;
+	unsigned na = (unsigned)rnd(8), at = (unsigned)rnd(na + 1);
+
+	for (unsigned i = 0; i < na; i++) {
+		size_t n = rnd(sizeof(v));
+
+		if (i == at && with_eap) {
+			en = 4 + rnd(700);
+			rnd_eap(eap, en);
+			tw_radius_add_eap(b, eap, en);
+		}
+		tw_test_random(v, n);
+		tw_radius_add(b, rnd_type(), v, n);
+	}
+	if (with_eap && en == 0) {
+		en = 4 + rnd(300);
+		rnd_eap(eap, en);
+		tw_radius_add_eap(b, eap, en);
+	}
+	return en;
+}
+
+static void test_random_responses(void)
+{
+	static const uint8_t codes[] = { TW_RADIUS_ACCESS_ACCEPT, TW_RADIUS_ACCESS_REJECT,
+					 TW_RADIUS_ACCESS_CHALLENGE };
+	uint8_t out[4096], copy[4096], secret[100], req_auth[16], eap[1024], mac[16],
+		ra[16], joined[1024];
+
+	for (int iter = 0; iter < 300; iter++) {
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		size_t sl = 1 + rnd(sizeof(secret)), ol = 0, jl = 0;
+		bool with_ma = iter % 4 != 0;
+		uint8_t code = codes[rnd(3)], id = (uint8_t)rnd(256);
+
+		tw_test_random(secret, sl);
+		tw_test_random(req_auth, 16);
+		tw_radius_build_init(&b, out, sizeof(out), code, id, req_auth, with_ma);
+		size_t en = rnd_attrs(&b, eap, with_ma);
+		if (!CHECK_OK(tw_radius_finish_response(&b, secret, sl, &ol)))
+			continue;
+		CHECK(out[0] == code && out[1] == id && tw_load_be16(out + 2) == ol);
+		/* Message-Authenticator FIRST (the header's Blast-RADIUS rule). */
+		if (with_ma)
+			CHECK(ol >= 38 && out[20] == 80 && out[21] == 18);
+		/* RFC 3579 §3.2: HMAC-MD5 over the packet with the Request
+		 * Authenticator in the header and the MA value zeroed. */
+		memcpy(copy, out, ol);
+		memcpy(copy + 4, req_auth, 16);
+		if (with_ma) {
+			memset(copy + 22, 0, 16);
+			ossl_hmac_md5(mac, secret, sl, copy, ol);
+			CHECK_MEM(mac, out + 22, 16);
+			memcpy(copy + 22, out + 22, 16);
+		}
+		/* RFC 2865 §3: MD5(Code|ID|Length|RequestAuth|Attributes|Secret). */
+		ossl_md5(ra, copy, ol, secret, sl, NULL, 0);
+		CHECK_MEM(ra, out + 4, 16);
+
+		if (!CHECK_OK(tw_radius_decode(&p, out, ol)))
+			continue;
+		CHECK(p.msg_auth == (with_ma ? 0 : -1));
+		CHECK_OK(tw_radius_verify_response(&p, req_auth, secret, sl, with_ma));
+		if (en != 0) {
+			CHECK_OK(tw_radius_eap_join(&p, joined, sizeof(joined), &jl));
+			CHECK(jl == en && memcmp(joined, eap, en) == 0);
+		}
+		/* One flipped bit anywhere: refused by decode or verify. */
+		size_t bit = rnd(8 * ol);
+		memcpy(copy, out, ol);
+		copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (tw_radius_decode(&p, copy, ol) == TW_OK)
+			CHECK_ERR(tw_radius_verify_response(&p, req_auth, secret, sl, false),
+				  TW_ERR_AUTH);
+		/* A flipped Message-Authenticator bit with a Response
+		 * Authenticator made valid again: the MA alone must refuse. */
+		if (with_ma) {
+			memcpy(copy, out, ol);
+			copy[22 + rnd(16)] ^= (uint8_t)(1u << rnd(8));
+			memcpy(copy + 4, req_auth, 16);
+			ossl_md5(ra, copy, ol, secret, sl, NULL, 0);
+			memcpy(copy + 4, ra, 16);
+			if (CHECK_OK(tw_radius_decode(&p, copy, ol)))
+				CHECK_ERR(tw_radius_verify_response(&p, req_auth, secret, sl,
+								    false), TW_ERR_AUTH);
+		}
+	}
+}
+
+static void test_random_requests(void)
+{
+	uint8_t out[4096], copy[4096], secret[100], req_auth[16], eap[1024], mac[16];
+
+	for (int iter = 0; iter < 300; iter++) {
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		size_t sl = 1 + rnd(sizeof(secret)), ol = 0;
+		uint8_t code = iter % 5 == 0 ? TW_RADIUS_STATUS_SERVER : TW_RADIUS_ACCESS_REQUEST;
+
+		tw_test_random(secret, sl);
+		tw_test_random(req_auth, 16);
+		tw_radius_build_init(&b, out, sizeof(out), code, (uint8_t)iter, req_auth, true);
+		rnd_attrs(&b, eap, code == TW_RADIUS_ACCESS_REQUEST);
+		if (!CHECK_OK(tw_radius_finish_request(&b, secret, sl, &ol)))
+			continue;
+		/* The Request Authenticator is the caller's, untouched. */
+		CHECK(tw_load_be16(out + 2) == ol && memcmp(out + 4, req_auth, 16) == 0);
+		CHECK(out[20] == 80 && out[21] == 18);
+		memcpy(copy, out, ol);
+		memset(copy + 22, 0, 16);
+		ossl_hmac_md5(mac, secret, sl, copy, ol);
+		CHECK_MEM(mac, out + 22, 16);
+		if (!CHECK_OK(tw_radius_decode(&p, out, ol)))
+			continue;
+		CHECK_OK(tw_radius_verify_request(&p, secret, sl));
+		/* Another secret. */
+		size_t k = rnd(sl);
+		secret[k] ^= 0x40;
+		CHECK_ERR(tw_radius_verify_request(&p, secret, sl), TW_ERR_AUTH);
+		secret[k] ^= 0x40;
+		/* A flipped bit anywhere in the packet. */
+		size_t bit = rnd(8 * ol);
+		memcpy(copy, out, ol);
+		copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (tw_radius_decode(&p, copy, ol) == TW_OK)
+			CHECK_ERR(tw_radius_verify_request(&p, secret, sl), TW_ERR_AUTH);
+	}
+}
+
+/* A flipped bit in a request, with the right secret. */
+static void test_request_bitflips(void)
+{
+	uint8_t out[600], copy[600], eap[300], req_auth[16];
+	static const uint8_t secret[] = "testing123";
+	struct tw_radius_builder b;
+	struct tw_radius_pkt p;
+	size_t ol = 0;
+
+	tw_test_random(req_auth, 16);
+	rnd_eap(eap, 280);
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_REQUEST, 7, req_auth, true);
+	tw_radius_add(&b, TW_RADIUS_USER_NAME, "6001010000000001@wlan", 21);
+	tw_radius_add_eap(&b, eap, 280);
+	tw_radius_add_u32(&b, TW_RADIUS_FRAMED_MTU, 1400);
+	if (!CHECK_OK(tw_radius_finish_request(&b, secret, 10, &ol)))
+		return;
+	unsigned refused = 0, tried = 0;
+	for (size_t bit = 0; bit < 8 * ol; bit++) {
+		memcpy(copy, out, ol);
+		copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		tried++;
+		if (tw_radius_decode(&p, copy, ol) != TW_OK ||
+		    tw_radius_verify_request(&p, secret, 10) == TW_ERR_AUTH)
+			refused++;
+	}
+	CHECK(tried == 8 * ol && refused == tried);
+}
+
+/* ---- MS-MPPE keys (RFC 2548 §2.4.2, §2.4.3) ------------------------------ */
+
+/* RFC 2548 §2.4.2 encryption done here, block by block, with OpenSSL MD5. */
+static void ossl_mppe_encrypt(uint8_t *c, const uint8_t *p, size_t len,
+			      const uint8_t *secret, size_t sl,
+			      const uint8_t req_auth[16], const uint8_t salt[2])
+{
+	uint8_t bk[16];
+
+	for (size_t i = 0; i < len; i += 16) {
+		if (i == 0)
+			ossl_md5(bk, secret, sl, req_auth, 16, salt, 2); /* b(1) = MD5(S + R + A) */
+		else
+			ossl_md5(bk, secret, sl, c + i - 16, 16, NULL, 0); /* b(i) = MD5(S + c(i-1)) */
+		for (int j = 0; j < 16; j++)
+			c[i + j] = p[i + j] ^ bk[j];
+	}
+}
+
+static void ossl_mppe_decrypt(uint8_t *p, const uint8_t *c, size_t len,
+			      const uint8_t *secret, size_t sl,
+			      const uint8_t req_auth[16], const uint8_t salt[2])
+{
+	uint8_t bk[16];
+
+	for (size_t i = 0; i < len; i += 16) {
+		if (i == 0)
+			ossl_md5(bk, secret, sl, req_auth, 16, salt, 2);
+		else
+			ossl_md5(bk, secret, sl, c + i - 16, 16, NULL, 0);
+		for (int j = 0; j < 16; j++)
+			p[i + j] = c[i + j] ^ bk[j];
+	}
+}
+
+static void test_mppe(void)
+{
+	static const uint16_t seeds[] = { 0x0000, 0x7fff, 0x8000, 0xfffe, 0xffff };
+	uint8_t out[512], secret[80], req_auth[16], msk[64], got[64], key[32], plain[48],
+		val[64];
+	static const uint8_t success[4] = { 3, 9, 0, 4 };
+
+	for (int iter = 0; iter < 40; iter++) {
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		size_t sl = 1 + rnd(sizeof(secret)), ol = 0;
+		uint16_t seed = iter < 5 ? seeds[iter] : (uint16_t)tw_test_random_u32();
+
+		tw_test_random(secret, sl);
+		tw_test_random(req_auth, 16);
+		tw_test_random(msk, 64);
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_ACCEPT, 9,
+				     req_auth, true);
+		tw_radius_add_eap(&b, success, 4);
+		tw_radius_add_mppe_keys(&b, secret, sl, req_auth, msk, seed);
+		if (!CHECK_OK(tw_radius_finish_response(&b, secret, sl, &ol)))
+			continue;
+
+		/* Walk the packet here, without the decoder. */
+		int seen = 0;
+		uint16_t salts[2] = { 0, 0 };
+		for (size_t off = 20; off + 2 <= ol && out[off + 1] >= 2; off += out[off + 1]) {
+			const uint8_t *a = out + off;
+
+			if (a[0] != TW_RADIUS_VENDOR_SPECIFIC)
+				continue;
+			/* Type 26, Length 58, Vendor-Id 311, Vendor-Type,
+			 * Vendor-Length 52, Salt (2), String (48). */
+			CHECK(a[1] == 58 && tw_load_be32(a + 2) == 311 && a[7] == 52);
+			uint8_t vt = a[6];
+			const uint8_t *exp_key = vt == 17 ? msk : msk + 32;
+			uint16_t salt = tw_load_be16(a + 8);
+
+			CHECK(vt == 16 || vt == 17);
+			CHECK((salt & 0x8000) != 0);
+			/* The documented salts: Recv = seed | 0x8000,
+			 * Send = (seed + 1) | 0x8000. */
+			CHECK(salt == (uint16_t)((vt == 17 ? seed : (uint16_t)(seed + 1)) | 0x8000));
+			salts[seen & 1] = salt;
+			ossl_mppe_decrypt(plain, a + 10, 48, secret, sl, req_auth, a + 8);
+			CHECK(plain[0] == 32);
+			CHECK_MEM(plain + 1, exp_key, 32);
+			CHECK(tw_ct_is_zero(plain + 33, 15));
+			/* And the other way round: the same ciphertext. */
+			uint8_t enc[48];
+			plain[0] = 32;
+			memcpy(plain + 1, exp_key, 32);
+			memset(plain + 33, 0, 15);
+			ossl_mppe_encrypt(enc, plain, 48, secret, sl, req_auth, a + 8);
+			CHECK_MEM(enc, a + 10, 48);
+			/* The codec's own decrypter on the value after
+			 * Vendor-Id, Vendor-Type and Vendor-Length. */
+			if (CHECK_OK(tw_radius_mppe_decrypt(a + 8, 50, secret, sl, req_auth, key)))
+				CHECK_MEM(key, exp_key, 32);
+			seen++;
+		}
+		CHECK(seen == 2 && salts[0] != salts[1]);
+
+		if (!CHECK_OK(tw_radius_decode(&p, out, ol)))
+			continue;
+		CHECK_OK(tw_radius_verify_response(&p, req_auth, secret, sl, true));
+		if (CHECK_OK(tw_radius_get_mppe_keys(&p, secret, sl, req_auth, got)))
+			CHECK_MEM(got, msk, 64);
+		/* Another request authenticator: wrong keys or a refusal. */
+		req_auth[3] ^= 0x20;
+		int e = tw_radius_get_mppe_keys(&p, secret, sl, req_auth, got);
+		CHECK(e == TW_ERR_DECODE || (e == TW_OK && memcmp(got, msk, 64) != 0));
+		req_auth[3] ^= 0x20;
+	}
+
+	/* Decrypter refusals: lengths, salt bit, Key-Length octet. */
+	uint8_t s[8] = "s3cr3t!", ra[16];
+	tw_test_random(ra, 16);
+	tw_test_random(msk, 32);
+	val[0] = 0x81;
+	val[1] = 0x23;
+	plain[0] = 32;
+	memcpy(plain + 1, msk, 32);
+	memset(plain + 33, 0, 15);
+	ossl_mppe_encrypt(val + 2, plain, 48, s, 7, ra, val);
+	if (CHECK_OK(tw_radius_mppe_decrypt(val, 50, s, 7, ra, key)))
+		CHECK_MEM(key, msk, 32);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 49, s, 7, ra, key), TW_ERR_DECODE);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 17, s, 7, ra, key), TW_ERR_DECODE);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 2, s, 7, ra, key), TW_ERR_DECODE);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 0, s, 7, ra, key), TW_ERR_DECODE);
+	/* 16 octets hold no 32-octet key. */
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 18, s, 7, ra, key), TW_ERR_DECODE);
+	val[0] = 0x01; /* salt without its top bit */
+	ossl_mppe_encrypt(val + 2, plain, 48, s, 7, ra, val);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 50, s, 7, ra, key), TW_ERR_DECODE);
+	val[0] = 0x81;
+	plain[0] = 31; /* Key-Length not 32 */
+	ossl_mppe_encrypt(val + 2, plain, 48, s, 7, ra, val);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 50, s, 7, ra, key), TW_ERR_DECODE);
+	plain[0] = 32; /* a 32-octet key announced in a 16-octet String */
+	ossl_mppe_encrypt(val + 2, plain, 16, s, 7, ra, val);
+	CHECK_ERR(tw_radius_mppe_decrypt(val, 18, s, 7, ra, key), TW_ERR_DECODE);
+
+	/* An Accept with one key only, or one key twice. */
+	{
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		uint8_t vsa[56];
+		size_t ol = 0;
+
+		tw_test_random(msk, 64);
+		tw_store_be32(vsa, 311);
+		vsa[4] = 17;
+		vsa[5] = 52;
+		vsa[6] = 0x80;
+		vsa[7] = 0x01;
+		plain[0] = 32;
+		memcpy(plain + 1, msk, 32);
+		memset(plain + 33, 0, 15);
+		ossl_mppe_encrypt(vsa + 8, plain, 48, s, 7, ra, vsa + 6);
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_ACCEPT, 1, ra, true);
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa));
+		if (CHECK_OK(tw_radius_finish_response(&b, s, 7, &ol)) &&
+		    CHECK_OK(tw_radius_decode(&p, out, ol)))
+			CHECK_ERR(tw_radius_get_mppe_keys(&p, s, 7, ra, got), TW_ERR_NOTFOUND);
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_ACCEPT, 1, ra, true);
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa));
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa));
+		vsa[4] = 16;
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa));
+		if (CHECK_OK(tw_radius_finish_response(&b, s, 7, &ol)) &&
+		    CHECK_OK(tw_radius_decode(&p, out, ol)))
+			CHECK_ERR(tw_radius_get_mppe_keys(&p, s, 7, ra, got), TW_ERR_DECODE);
+		/* Both keys from hand-made VSAs (salt 0x8001 for both is
+		 * accepted on receipt): the Recv/Send placement. */
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_ACCEPT, 1, ra, true);
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa)); /* Send */
+		vsa[4] = 17;
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa)); /* Recv */
+		if (CHECK_OK(tw_radius_finish_response(&b, s, 7, &ol)) &&
+		    CHECK_OK(tw_radius_decode(&p, out, ol)) &&
+		    CHECK_OK(tw_radius_get_mppe_keys(&p, s, 7, ra, got))) {
+			CHECK_MEM(got, msk, 32);
+			CHECK_MEM(got + 32, msk, 32);
+		}
+		/* A truncated Microsoft sub-attribute. */
+		vsa[5] = 60;
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_ACCEPT, 1, ra, true);
+		tw_radius_add(&b, TW_RADIUS_VENDOR_SPECIFIC, vsa, sizeof(vsa));
+		if (CHECK_OK(tw_radius_finish_response(&b, s, 7, &ol)) &&
+		    CHECK_OK(tw_radius_decode(&p, out, ol)))
+			CHECK_ERR(tw_radius_get_mppe_keys(&p, s, 7, ra, got), TW_ERR_DECODE);
+	}
+}
+
+/* ---- strict decoding ----------------------------------------------------- */
+
+/* A header with Length = len over a zeroed authenticator. */
+static void hdr(uint8_t *buf, uint8_t code, size_t len)
+{
+	memset(buf, 0, 20);
+	buf[0] = code;
+	buf[1] = 0x42;
+	tw_store_be16(buf + 2, (uint16_t)len);
+}
+
+static int dec(const uint8_t *buf, size_t len)
+{
+	struct tw_radius_pkt p;
+
+	return tw_radius_decode(&p, buf, len);
+}
+
+static void test_decode_negative(void)
+{
+	static uint8_t buf[8192];
+	struct tw_radius_pkt p;
+	uint8_t eap[64];
+	size_t n;
+
+	/* RFC 2865 §3: minimum 20, Length within the datagram, max 4096. */
+	hdr(buf, 1, 20);
+	CHECK_OK(dec(buf, 20));
+	CHECK_ERR(dec(buf, 19), TW_ERR_DECODE);
+	CHECK_ERR(dec(buf, 0), TW_ERR_DECODE);
+	hdr(buf, 1, 19);
+	CHECK_ERR(dec(buf, 40), TW_ERR_DECODE);
+	hdr(buf, 1, 0);
+	CHECK_ERR(dec(buf, 40), TW_ERR_DECODE);
+	hdr(buf, 1, 26);
+	buf[20] = 1;
+	buf[21] = 6;
+	CHECK_OK(dec(buf, 26));
+	CHECK_ERR(dec(buf, 25), TW_ERR_DECODE); /* Length > datagram */
+	/* Octets after Length are padding (§3): ignored. */
+	memset(buf + 26, 0xee, 30);
+	if (CHECK_OK(tw_radius_decode(&p, buf, 56)))
+		CHECK(p.len == 26 && p.n_attrs == 1);
+	/* Length 4096 is the maximum; 4097 is refused even when received. */
+	hdr(buf, 1, 4096);
+	for (n = 20; n + 255 <= 4096; n += 255) {
+		buf[n] = 26;
+		buf[n + 1] = 255;
+		memset(buf + n + 2, 0x11, 253);
+	}
+	buf[n] = 26;
+	buf[n + 1] = (uint8_t)(4096 - n);
+	if (CHECK_OK(tw_radius_decode(&p, buf, 4096)))
+		CHECK(p.len == 4096 && p.n_attrs == 16);
+	hdr(buf, 1, 4097);
+	buf[n + 1]++;
+	CHECK_ERR(dec(buf, 4097), TW_ERR_DECODE);
+	CHECK_ERR(dec(buf, 8192), TW_ERR_DECODE);
+
+	/* RFC 2865 §5: attribute Length 0 and 1; overrun; lone type octet. */
+	hdr(buf, 1, 24);
+	buf[20] = 1;
+	buf[21] = 0;
+	buf[22] = 1;
+	buf[23] = 2;
+	CHECK_ERR(dec(buf, 24), TW_ERR_DECODE);
+	buf[21] = 1;
+	CHECK_ERR(dec(buf, 24), TW_ERR_DECODE);
+	buf[21] = 2;
+	CHECK_OK(dec(buf, 24));
+	buf[21] = 5; /* runs past Length */
+	CHECK_ERR(dec(buf, 24), TW_ERR_DECODE);
+	buf[21] = 4; /* exactly to Length */
+	CHECK_OK(dec(buf, 24));
+	buf[21] = 2;
+	buf[23] = 3; /* second attribute runs past Length by one */
+	CHECK_ERR(dec(buf, 26), TW_ERR_DECODE);
+	hdr(buf, 1, 23); /* one attribute and a lone type octet */
+	buf[20] = 1;
+	buf[21] = 2;
+	buf[22] = 1;
+	CHECK_ERR(dec(buf, 30), TW_ERR_DECODE);
+	/* Type 0. */
+	hdr(buf, 1, 22);
+	buf[20] = 0;
+	buf[21] = 2;
+	CHECK_ERR(dec(buf, 22), TW_ERR_DECODE);
+
+	/* 128 attributes are accepted, 129 are too many. */
+	hdr(buf, 1, 20 + 2 * 128);
+	for (int i = 0; i < 129; i++) {
+		buf[20 + 2 * i] = 33;
+		buf[21 + 2 * i] = 2;
+	}
+	if (CHECK_OK(tw_radius_decode(&p, buf, 20 + 2 * 128)))
+		CHECK(p.n_attrs == 128);
+	hdr(buf, 1, 20 + 2 * 129);
+	CHECK_ERR(dec(buf, 20 + 2 * 129), TW_ERR_DECODE);
+
+	/* RFC 2869 §5.14 / RFC 3579 §3.2: one Message-Authenticator of
+	 * Length 18. */
+	hdr(buf, 1, 20 + 18 + 18);
+	memset(buf + 20, 0, 36);
+	buf[20] = 80;
+	buf[21] = 18;
+	buf[38] = 80;
+	buf[39] = 18;
+	CHECK_ERR(dec(buf, 56), TW_ERR_DECODE);
+	buf[38] = 24; /* the second becomes a State: fine */
+	if (CHECK_OK(tw_radius_decode(&p, buf, 56)))
+		CHECK(p.msg_auth == 0);
+	hdr(buf, 1, 20 + 17);
+	buf[20] = 80;
+	buf[21] = 17;
+	CHECK_ERR(dec(buf, 37), TW_ERR_DECODE);
+	hdr(buf, 1, 20 + 19);
+	buf[21] = 19;
+	CHECK_ERR(dec(buf, 39), TW_ERR_DECODE);
+	hdr(buf, 1, 20 + 2);
+	buf[21] = 2;
+	CHECK_ERR(dec(buf, 22), TW_ERR_DECODE);
+
+	/* RFC 3579 §3.1: EAP-Message attributes consecutive. Two fragments
+	 * of one 8-octet EAP packet with a User-Name between them: refused. */
+	static const uint8_t frag1[] = { 79, 6, 2, 1, 0, 8 };
+	static const uint8_t frag2[] = { 79, 6, 1, 0, 0, 0 };
+	static const uint8_t other[] = { 1, 3, 'x' };
+	hdr(buf, 1, 35);
+	memcpy(buf + 20, frag1, 6);
+	memcpy(buf + 26, other, 3);
+	memcpy(buf + 29, frag2, 6);
+	CHECK_ERR(dec(buf, 35), TW_ERR_DECODE);
+	/* The same fragments side by side: one EAP packet of 8. */
+	memcpy(buf + 26, frag2, 6);
+	memcpy(buf + 32, other, 3);
+	if (CHECK_OK(tw_radius_decode(&p, buf, 35))) {
+		CHECK(p.n_eap == 2 && p.eap_len == 8);
+		CHECK_OK(tw_radius_eap_join(&p, eap, sizeof(eap), &n));
+		CHECK(n == 8 && memcmp(eap, "\x02\x01\x00\x08\x01\x00\x00\x00", 8) == 0);
+		CHECK_ERR(tw_radius_eap_join(&p, eap, 7, &n), TW_ERR_OVERFLOW);
+	}
+	/* EAP Length disagreeing with the joined length (RFC 3579 §3.1). */
+	buf[25] = 9;
+	if (CHECK_OK(tw_radius_decode(&p, buf, 35)))
+		CHECK_ERR(tw_radius_eap_join(&p, eap, sizeof(eap), &n), TW_ERR_DECODE);
+	buf[25] = 7;
+	if (CHECK_OK(tw_radius_decode(&p, buf, 35)))
+		CHECK_ERR(tw_radius_eap_join(&p, eap, sizeof(eap), &n), TW_ERR_DECODE);
+	/* An EAP-Message of 1..3 octets holds no EAP header. */
+	for (int k = 1; k <= 3; k++) {
+		hdr(buf, 1, 22 + (size_t)k);
+		buf[20] = 79;
+		buf[21] = (uint8_t)(2 + k);
+		memset(buf + 22, 0, 3);
+		if (CHECK_OK(tw_radius_decode(&p, buf, 22 + (size_t)k)))
+			CHECK_ERR(tw_radius_eap_join(&p, eap, sizeof(eap), &n), TW_ERR_DECODE);
+	}
+	/* EAP-Start (RFC 3579 §2.1): one empty EAP-Message. */
+	hdr(buf, 1, 22);
+	buf[20] = 79;
+	buf[21] = 2;
+	n = 99;
+	if (CHECK_OK(tw_radius_decode(&p, buf, 22))) {
+		CHECK_OK(tw_radius_eap_join(&p, eap, sizeof(eap), &n));
+		CHECK(n == 0);
+	}
+	/* ... but two empty ones are no EAP packet. */
+	hdr(buf, 1, 24);
+	buf[20] = 79;
+	buf[21] = 2;
+	buf[22] = 79;
+	buf[23] = 2;
+	if (CHECK_OK(tw_radius_decode(&p, buf, 24)))
+		CHECK_ERR(tw_radius_eap_join(&p, eap, sizeof(eap), &n), TW_ERR_DECODE);
+}
+
+/* ---- request verification rules ----------------------------------------- */
+
+static void test_verify_request_rules(void)
+{
+	uint8_t out[512], copy[512], ra[16];
+	static const uint8_t secret[] = "sharedsecret";
+	static const uint8_t eap[] = { 2, 0, 0, 9, 1, 'u', 's', 'e', 'r' };
+	struct tw_radius_builder b;
+	struct tw_radius_pkt p;
+	size_t ol = 0;
+
+	tw_test_random(ra, 16);
+	/* EAP with a valid MA: OK; a flipped MA bit: AUTH. */
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_REQUEST, 1, ra, true);
+	tw_radius_add_eap(&b, eap, sizeof(eap));
+	if (!CHECK_OK(tw_radius_finish_request(&b, secret, 12, &ol)))
+		return;
+	CHECK_OK(tw_radius_decode(&p, out, ol));
+	CHECK_OK(tw_radius_verify_request(&p, secret, 12));
+	for (int bit = 0; bit < 128; bit++) {
+		memcpy(copy, out, ol);
+		copy[22 + bit / 8] ^= (uint8_t)(1u << (bit % 8));
+		if (CHECK_OK(tw_radius_decode(&p, copy, ol)))
+			CHECK_ERR(tw_radius_verify_request(&p, secret, 12), TW_ERR_AUTH);
+	}
+	/* Padding after Length does not change the MAC (RFC 2865 §3). */
+	memcpy(copy, out, ol);
+	memset(copy + ol, 0x5a, 20);
+	if (CHECK_OK(tw_radius_decode(&p, copy, ol + 20)))
+		CHECK_OK(tw_radius_verify_request(&p, secret, 12));
+	/* EAP without a Message-Authenticator: AUTH (RFC 3579 §3.2). */
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_REQUEST, 1, ra, false);
+	tw_radius_add_eap(&b, eap, sizeof(eap));
+	if (CHECK_OK(tw_radius_finish_request(&b, secret, 12, &ol)) &&
+	    CHECK_OK(tw_radius_decode(&p, out, ol)))
+		CHECK_ERR(tw_radius_verify_request(&p, secret, 12), TW_ERR_AUTH);
+	/* Status-Server: needs one (RFC 5997 §3), and passes with one. */
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_STATUS_SERVER, 2, ra, false);
+	if (CHECK_OK(tw_radius_finish_request(&b, secret, 12, &ol)) &&
+	    CHECK_OK(tw_radius_decode(&p, out, ol)))
+		CHECK_ERR(tw_radius_verify_request(&p, secret, 12), TW_ERR_AUTH);
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_STATUS_SERVER, 2, ra, true);
+	if (CHECK_OK(tw_radius_finish_request(&b, secret, 12, &ol)) &&
+	    CHECK_OK(tw_radius_decode(&p, out, ol))) {
+		CHECK_OK(tw_radius_verify_request(&p, secret, 12));
+		CHECK_ERR(tw_radius_verify_request(&p, secret, 11), TW_ERR_AUTH);
+	}
+	/* Codes that are not requests this server verifies. */
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCOUNTING_REQUEST, 3, ra, true);
+	if (CHECK_OK(tw_radius_finish_request(&b, secret, 12, &ol)) &&
+	    CHECK_OK(tw_radius_decode(&p, out, ol)))
+		CHECK_ERR(tw_radius_verify_request(&p, secret, 12), TW_ERR_AUTH);
+	/* A response carrying EAP without MA: refused by the client even
+	 * when the caller does not ask for MA (RFC 3579 §3.2). */
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_CHALLENGE, 4, ra, false);
+	tw_radius_add_eap(&b, eap, sizeof(eap));
+	if (CHECK_OK(tw_radius_finish_response(&b, secret, 12, &ol)) &&
+	    CHECK_OK(tw_radius_decode(&p, out, ol)))
+		CHECK_ERR(tw_radius_verify_response(&p, ra, secret, 12, false), TW_ERR_AUTH);
+}
+
+/* ---- builder errors ------------------------------------------------------- */
+
+static void test_builder_errors(void)
+{
+	uint8_t out[5000], ra[16] = { 0 }, v[300];
+	struct tw_radius_builder b;
+	size_t ol = 0;
+
+	memset(v, 0x61, sizeof(v));
+	/* 253 octets fit one attribute; 254 do not (RFC 2865 §5). */
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, true);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 253);
+	CHECK(b.err == TW_OK && b.len == 20 + 18 + 255 && out[39] == 255);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 254);
+	CHECK(b.err == TW_ERR_LENGTH);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 1);
+	CHECK(b.len == 20 + 18 + 255); /* nothing after a sticky error */
+	CHECK_ERR(tw_radius_finish_request(&b, (const uint8_t *)"k", 1, &ol), TW_ERR_LENGTH);
+
+	/* Overflow is sticky: later, smaller attributes are not added and
+	 * the first error is kept. */
+	tw_radius_build_init(&b, out, 60, 1, 0, ra, true);
+	tw_radius_add(&b, TW_RADIUS_USER_NAME, v, 20); /* 38 + 22 = 60: fits */
+	CHECK(b.err == TW_OK && b.len == 60);
+	tw_radius_add(&b, TW_RADIUS_USER_NAME, v, 0);
+	CHECK(b.err == TW_ERR_OVERFLOW);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 254);
+	tw_radius_add_u32(&b, TW_RADIUS_SESSION_TIMEOUT, 1);
+	CHECK(b.err == TW_ERR_OVERFLOW && b.len == 60);
+	CHECK_ERR(tw_radius_finish_response(&b, (const uint8_t *)"k", 1, &ol), TW_ERR_OVERFLOW);
+	/* A buffer too small for the header, or for the MA. */
+	tw_radius_build_init(&b, out, 19, 1, 0, ra, false);
+	CHECK(b.err == TW_ERR_OVERFLOW);
+	tw_radius_build_init(&b, out, 37, 1, 0, ra, true);
+	CHECK(b.err == TW_ERR_OVERFLOW);
+	tw_radius_build_init(&b, out, 38, 1, 0, ra, true);
+	CHECK(b.err == TW_OK && b.msg_auth_off == 22);
+	/* max is capped at 4096 (RFC 2865 §3). */
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, false);
+	CHECK(b.max == 4096);
+	for (int i = 0; i < 15; i++)
+		tw_radius_add(&b, TW_RADIUS_CLASS, v, 253);
+	CHECK(b.err == TW_OK && b.len == 20 + 15 * 255);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 4096 - 20 - 15 * 255 - 2 + 1);
+	CHECK(b.err == TW_ERR_OVERFLOW);
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, false);
+	for (int i = 0; i < 15; i++)
+		tw_radius_add(&b, TW_RADIUS_CLASS, v, 253);
+	tw_radius_add(&b, TW_RADIUS_CLASS, v, 4096 - 20 - 15 * 255 - 2);
+	if (CHECK_OK(tw_radius_finish_request(&b, NULL, 0, &ol)))
+		CHECK(ol == 4096 && tw_load_be16(out + 2) == 4096);
+	/* Finishing twice would sign the Response Authenticator: refused. */
+	CHECK_ERR(tw_radius_finish_request(&b, NULL, 0, &ol), TW_ERR_STATE);
+	/* Type 0, a second MA, a NULL value with a length. */
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, true);
+	tw_radius_add(&b, 0, v, 1);
+	CHECK(b.err == TW_ERR_INVAL);
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, true);
+	tw_radius_add(&b, TW_RADIUS_MESSAGE_AUTHENTICATOR, v, 16);
+	CHECK(b.err == TW_ERR_INVAL);
+	tw_radius_build_init(&b, out, sizeof(out), 1, 0, ra, true);
+	tw_radius_add(&b, TW_RADIUS_STATE, NULL, 3);
+	CHECK(b.err == TW_ERR_INVAL);
+	/* add_u32 is big endian (RFC 2865 §5). */
+	tw_radius_build_init(&b, out, sizeof(out), 2, 0, ra, false);
+	tw_radius_add_u32(&b, TW_RADIUS_SESSION_TIMEOUT, 0x01020304);
+	CHECK(b.len == 26 && memcmp(out + 20, "\x1b\x06\x01\x02\x03\x04", 6) == 0);
+	/* MPPE keys into a full builder: overflow, nothing half-written. */
+	uint8_t msk[64] = { 0 };
+	tw_radius_build_init(&b, out, 20 + 18 + 58 + 57, 2, 0, ra, true);
+	tw_radius_add_mppe_keys(&b, (const uint8_t *)"k", 1, ra, msk, 5);
+	CHECK(b.err == TW_ERR_OVERFLOW && b.len == 20 + 18 + 58);
+}
+
+/* ---- EAP split and join ------------------------------------------------- */
+
+static void test_eap_split_join(void)
+{
+	static uint8_t out[4096], eap[4096], joined[4096];
+	static const uint8_t secret[] = "eapsecret";
+	uint8_t ra[16];
+	struct tw_radius_builder b;
+	struct tw_radius_pkt p;
+	unsigned bad = 0;
+
+	tw_test_random(ra, 16);
+	for (size_t n = 0; n <= 1500; n++) {
+		size_t ol = 0, jl = 0;
+		bool ok = true;
+
+		if (n >= 4)
+			rnd_eap(eap, n);
+		else
+			tw_test_random(eap, n);
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_REQUEST,
+				     (uint8_t)n, ra, true);
+		tw_radius_add(&b, TW_RADIUS_USER_NAME, "u", 1);
+		tw_radius_add_eap(&b, eap, n);
+		tw_radius_add(&b, TW_RADIUS_NAS_IDENTIFIER, "ap", 2);
+		ok &= tw_radius_finish_request(&b, secret, 9, &ol) == TW_OK;
+		ok &= tw_radius_decode(&p, out, ol) == TW_OK;
+		if (!ok) {
+			bad++;
+			continue;
+		}
+		/* RFC 3579 §3.1: ceil(n / 253) attributes (one for n = 0),
+		 * all of 253 octets but the last, consecutive. */
+		size_t want = n == 0 ? 1 : (n + 252) / 253;
+		ok &= p.n_eap == want && p.eap_len == n;
+		ok &= p.attrs[1].type == TW_RADIUS_USER_NAME;
+		for (size_t i = 0; i < want; i++) {
+			const struct tw_radius_attr *a = &p.attrs[2 + i];
+			size_t exp = i + 1 < want ? 253 : n - 253 * (want - 1);
+
+			ok &= a->type == TW_RADIUS_EAP_MESSAGE && a->len == exp;
+		}
+		ok &= p.attrs[2 + want].type == TW_RADIUS_NAS_IDENTIFIER;
+		ok &= tw_radius_verify_request(&p, secret, 9) == TW_OK;
+		int e = tw_radius_eap_join(&p, joined, sizeof(joined), &jl);
+		if (n == 0 || n >= 4)
+			ok &= e == TW_OK && jl == n && memcmp(joined, eap, n) == 0;
+		else
+			ok &= e == TW_ERR_DECODE;
+		if (!ok) {
+			tw_note("EAP split/join fails at %zu octets", n);
+			bad++;
+		}
+	}
+	CHECK(bad == 0);
+
+	/* The named boundaries, once more by attribute count. */
+	static const size_t sizes[] = { 253, 254, 506, 507 };
+	static const unsigned counts[] = { 1, 2, 2, 3 };
+	for (int i = 0; i < 4; i++) {
+		size_t ol = 0;
+
+		rnd_eap(eap, sizes[i]);
+		tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_CHALLENGE, 1, ra, true);
+		tw_radius_add_eap(&b, eap, sizes[i]);
+		if (CHECK_OK(tw_radius_finish_response(&b, secret, 9, &ol)) &&
+		    CHECK_OK(tw_radius_decode(&p, out, ol)))
+			CHECK(p.n_eap == counts[i] && ol == 20 + 18 + sizes[i] + 2 * counts[i]);
+	}
+
+	/* The largest EAP packet in one 4096-octet packet with MA: 4096 - 20
+	 * - 18 = 4058 octets of attributes = 15 * 255 + 233, so 15 * 253 +
+	 * 231 = 4026 octets of EAP; 4027 overflow. */
+	size_t ol = 0, jl = 0;
+	rnd_eap(eap, 4026);
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_CHALLENGE, 1, ra, true);
+	tw_radius_add_eap(&b, eap, 4026);
+	if (CHECK_OK(tw_radius_finish_response(&b, secret, 9, &ol)) &&
+	    CHECK(ol == 4096) && CHECK_OK(tw_radius_decode(&p, out, ol))) {
+		CHECK_OK(tw_radius_verify_response(&p, ra, secret, 9, true));
+		CHECK_OK(tw_radius_eap_join(&p, joined, sizeof(joined), &jl));
+		CHECK(jl == 4026 && memcmp(joined, eap, 4026) == 0);
+		CHECK_ERR(tw_radius_eap_join(&p, joined, 4025, &jl), TW_ERR_OVERFLOW);
+	}
+	rnd_eap(eap, 4027);
+	tw_radius_build_init(&b, out, sizeof(out), TW_RADIUS_ACCESS_CHALLENGE, 1, ra, true);
+	tw_radius_add_eap(&b, eap, 4027);
+	CHECK(b.err == TW_ERR_OVERFLOW);
+	CHECK_ERR(tw_radius_finish_response(&b, secret, 9, &ol), TW_ERR_OVERFLOW);
+}
+
+void test_main(void)
+{
+	CHECK(tv_run_file("radius.vec", rfc_case) == 5);
+	test_random_responses();
+	test_random_requests();
+	test_request_bitflips();
+	test_mppe();
+	test_decode_negative();
+	test_verify_request_rules();
+	test_builder_errors();
+	test_eap_split_join();
+}
