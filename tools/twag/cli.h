@@ -75,5 +75,6 @@ int cmd_cpu(int argc, char **argv);
 int cmd_wlan(int argc, char **argv);
 int cmd_ccmp(int argc, char **argv);
 int cmd_esp(int argc, char **argv);
+int cmd_subscriber(int argc, char **argv);
 
 #endif

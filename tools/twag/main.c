@@ -55,6 +55,21 @@ static const char usage[] =
 	"      null (baseline), ah-hmac-sha1|ah-hmac-md5|ah-hmac-sha256 (--packet = whole IPv4 packet)\n"
 	"  cpu                                                     -> level features\n"
 	"\n"
+	"Subscriber store (SQLite; keys wrapped under the KEK; --kek-file F, else TWAG_KEK,\n"
+	"else PATH.kek created 0600 beside the database):\n"
+	"  subscriber add --db PATH --imsi DIGITS --algo milenage --ki HEX32 (--opc HEX32 | --op HEX32)\n"
+	"                 --amf HEX4 --sqn HEX12 [--kek-file F] [--replace]\n"
+	"  subscriber add --db PATH --imsi DIGITS --algo tuak --ki HEX32|HEX64 (--topc HEX64 | --top HEX64)\n"
+	"                 --amf HEX4 --sqn HEX12 [--mac-bits 64] [--res-bits 32|64|128] [--iterations N]\n"
+	"  subscriber add --db PATH --imsi DIGITS --algo comp128v1|comp128v2|comp128v3 --ki HEX32\n"
+	"      --sqn: the SQN last used (SEQ || 5-bit IND); the next vector uses SEQ + 1\n"
+	"  subscriber del --db PATH --imsi DIGITS\n"
+	"  subscriber show --db PATH --imsi DIGITS [--keys]\n"
+	"      -> imsi algo amf sqn seq_he sqn_reserved ind_bits [ki opc|topc ...] (keys only with --keys)\n"
+	"  subscriber list --db PATH                   -> one line each: imsi algo amf sqn\n"
+	"  subscriber import --db PATH --csv FILE [--replace]   -> imported\n"
+	"      CSV header: imsi,algo,ki,opc,op,amf,sqn (tuak: opc/op hold TOPc/TOP); all or nothing\n"
+	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
 	"2 bad input (the message names the option).\n"
 	"Environment: TWAG_CPU=portable|aesni|avx2|vaes|avx512 caps the CPU paths.\n";
@@ -68,7 +83,7 @@ static const struct {
 	{ "kdf", cmd_kdf },           { "suci", cmd_suci },
 	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
 	{ "wlan", cmd_wlan },         { "ccmp", cmd_ccmp },
-	{ "esp", cmd_esp },
+	{ "esp", cmd_esp },           { "subscriber", cmd_subscriber },
 };
 
 int main(int argc, char **argv)

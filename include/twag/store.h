@@ -1,0 +1,182 @@
+/*
+ * twag — the subscriber store: IMSI -> wrapped keys, algorithm, AMF, SQN
+ * state (3GPP TS 33.102 V17.0.0 Annex C), pseudonyms and fast re-auth
+ * state. Backend: SQLite 3 in WAL mode, one file, created on first open.
+ *
+ * This layer does I/O and allocates (at open, and when a subscriber is
+ * first loaded); it is what the daemon and the `twag subscriber` CLI use.
+ *
+ * Keys at rest: Ki / OPc / TOPc (and the re-auth keys) are stored only
+ * wrapped under a key-encryption key (RFC 3394 / RFC 5649 AES key wrap,
+ * KEK of 256 bits). The KEK never goes into the database: it comes from a
+ * file (--kek-file), the TWAG_KEK environment variable (64 hex digits), or
+ * a file created beside the database on first use (PATH.kek, mode 0600).
+ *
+ * SQN durability (TS 33.102 C.1: SQNs are never reused): the database keeps
+ * per subscriber a high-water mark sqn_reserved. The store issues SEQ
+ * values only up to it; when it runs out it durably raises the mark by a
+ * block (synchronous=FULL commit) BEFORE the vector leaves. After a crash,
+ * SEQ_HE restarts from the mark, skipping at most one block per crash:
+ * never an SQN issued twice, even after kill -9 at any point. A clean close
+ * writes back the exact SEQ_HE. If the mark cannot be made durable (store
+ * read-only, disk full, locked), no vector is issued: TW_ERR_IO.
+ *
+ * Thread safety: after open, every function may be called from several
+ * threads at once (per-subscriber locking; one writer connection).
+ */
+#ifndef TWAG_STORE_H
+#define TWAG_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "twag/eap_method.h"
+#include "twag/err.h"
+#include "twag/vecsrc.h"
+
+enum {
+	TW_STORE_KEK_LEN = 32,
+	TW_STORE_SQN_BLOCK_DEFAULT = 1000,  /* SEQs reserved per durable write */
+	TW_STORE_RESYNC_MAX_DEFAULT = 3,    /* resyncs per subscriber ... */
+	TW_STORE_RESYNC_WINDOW_DEFAULT = 60, /* ... per this many seconds */
+};
+
+struct tw_store;
+
+struct tw_store_opts {
+	const char *path;        /* database file (created if missing) */
+	const uint8_t *kek;      /* TW_STORE_KEK_LEN octets (copied) */
+	unsigned sqn_block;      /* 0: TW_STORE_SQN_BLOCK_DEFAULT */
+	unsigned resync_max;     /* 0: default; per resync_window seconds */
+	unsigned resync_window;  /* 0: default */
+	/* this gateway's IND slots (Annex C.1.2): ind_bits 0..6, slots
+	 * ind_first .. ind_first+ind_count-1; all 0: 5 bits, slot 0, 1 slot */
+	unsigned ind_bits, ind_first, ind_count;
+	bool read_only;          /* open for reading only (CLI show/list) */
+	/* added by the store helper (0 = default for each): */
+	unsigned busy_timeout_ms; /* wait for a locked database this long before
+				   * TW_ERR_IO (0: 200 ms; the CLI uses more) */
+	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 16384) */
+	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
+};
+
+/*
+ * Loads the KEK: from kek_file when given; else from the TWAG_KEK
+ * environment variable (64 hex digits); else from "<db_path>.kek", created
+ * (32 random octets as 64 hex digits, mode 0600, O_EXCL) when missing and
+ * create is true. A file must hold exactly 64 hex digits (a trailing
+ * newline allowed) and must not be readable by group/others. Returns TW_OK,
+ * TW_ERR_IO (cannot read/create; the message in errbuf), TW_ERR_DECODE
+ * (bad contents), TW_ERR_INVAL (bad permissions).
+ */
+TW_MUST_CHECK int tw_store_kek_load(const char *kek_file, const char *db_path,
+				    bool create, uint8_t kek[static 32],
+				    char *errbuf, size_t errbuf_len);
+
+/* Opens (creating the schema on first use, WAL mode). Returns TW_OK,
+ * TW_ERR_IO (with a message in errbuf), TW_ERR_NOMEM, TW_ERR_INVAL. A
+ * database created under another KEK is refused (TW_ERR_AUTH): a check
+ * value wrapped under the KEK is kept in the meta table. */
+TW_MUST_CHECK int tw_store_open(struct tw_store **st, const struct tw_store_opts *o,
+				char *errbuf, size_t errbuf_len);
+
+/* Writes back the exact SEQ_HE of every loaded subscriber, flushes pending
+ * identity state, closes, wipes and frees. NULL is ignored. */
+void tw_store_close(struct tw_store *st);
+
+/* ---- provisioning ------------------------------------------------------ */
+
+/* What can be shown without keys. */
+struct tw_store_sub_info {
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	enum tw_sub_alg alg;
+	uint8_t amf[2];
+	uint64_t seq_he;        /* last SEQ issued (as far as the store knows) */
+	uint64_t sqn_reserved;  /* durable high-water mark */
+	unsigned ind_bits;
+};
+
+/* Adds (or with replace, replaces) a subscriber: keys wrapped under the
+ * KEK; SQN state from s->sqn (seq_he; reserved = seq_he). Returns TW_OK,
+ * TW_ERR_STATE (exists and !replace), TW_ERR_IO, TW_ERR_INVAL. */
+TW_MUST_CHECK int tw_store_sub_put(struct tw_store *st, const struct tw_subscriber *s,
+				   bool replace);
+
+/* Added: tw_store_sub_put() for n subscribers in ONE transaction (all or
+ * nothing; CSV import). On failure *bad (if not NULL) is the index of the
+ * record at fault (or n when the commit itself failed). Same returns. */
+TW_MUST_CHECK int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s,
+					size_t n, bool replace, size_t *bad);
+
+/* TW_OK or TW_ERR_NOTFOUND / TW_ERR_IO. */
+TW_MUST_CHECK int tw_store_sub_del(struct tw_store *st, const char *imsi);
+
+/* Info without keys. TW_OK or TW_ERR_NOTFOUND / TW_ERR_IO. */
+TW_MUST_CHECK int tw_store_sub_info(struct tw_store *st, const char *imsi,
+				    struct tw_store_sub_info *info);
+
+/* The whole record with keys unwrapped (for `show --keys`; wipe s after).
+ * TW_ERR_AUTH when the wrapped keys do not unwrap under this KEK. */
+TW_MUST_CHECK int tw_store_sub_get(struct tw_store *st, const char *imsi,
+				   struct tw_subscriber *s);
+
+/* Calls cb for every subscriber in IMSI order; a non-zero cb return stops
+ * and is returned. cb runs with the database lock held: it must not call
+ * back into the store. The SQN values are the database's (a subscriber
+ * loaded by this process may be further on: tw_store_sub_info has those). */
+TW_MUST_CHECK int tw_store_sub_list(struct tw_store *st,
+				    int (*cb)(void *arg, const struct tw_store_sub_info *i),
+				    void *arg);
+
+/* ---- the authentication path ------------------------------------------ */
+
+/*
+ * One EAP-AKA (aka_prime false) or EAP-AKA' (true: AMF separation bit set)
+ * vector for imsi with RAND rand_ (tw_vecsrc_aka / tw_vecsrc_aka_prime),
+ * the SQN durable first (see above). Returns TW_OK; TW_ERR_NOTFOUND
+ * (unknown IMSI); TW_ERR_UNSUPPORTED (a COMP128 subscriber); TW_ERR_IO (no
+ * durable SQN: no vector); TW_ERR_RANGE (SEQ exhausted). out zeroed on
+ * error.
+ */
+TW_MUST_CHECK int tw_store_aka_vector(struct tw_store *st, const char *imsi,
+				      bool aka_prime, const uint8_t rand_[static 16],
+				      struct tw_eap_aka_vec *out);
+
+/*
+ * AUTS resynchronisation (TS 33.102 §6.3.5, C.3) for the challenge with
+ * RAND rand_: MAC-S verified (constant time), then SEQ_HE = max(SEQ_HE,
+ * SEQ_MS) made durable (never backwards: no SQN is issued twice).
+ * Rate-limited per subscriber (resync_max per resync_window s): beyond,
+ * TW_ERR_RANGE and nothing changes. Returns TW_OK, TW_ERR_AUTH (bad MAC-S,
+ * SQN untouched), TW_ERR_RANGE, TW_ERR_NOTFOUND, TW_ERR_IO.
+ */
+TW_MUST_CHECK int tw_store_resync(struct tw_store *st, const char *imsi,
+				  const uint8_t rand_[static 16],
+				  const uint8_t auts[static 14]);
+
+/* n (1..3) GSM triplets for the RANDs given (tw_vecsrc_sim). TW_OK,
+ * TW_ERR_NOTFOUND, TW_ERR_UNSUPPORTED, TW_ERR_INVAL. */
+TW_MUST_CHECK int tw_store_sim_triplets(struct tw_store *st, const char *imsi,
+					const uint8_t rands[][16], unsigned n,
+					struct tw_eap_sim_triplet *out);
+
+/*
+ * The identity-privacy callbacks of the EAP engines (eap_method.h) over
+ * this store: pseudonyms and re-auth state in a bounded in-memory table,
+ * written behind to SQLite (re-auth keys wrapped under the KEK) and looked
+ * up there on a miss; random from getrandom(2). Valid until close.
+ */
+const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st);
+
+/* Counters for metrics. */
+struct tw_store_stats {
+	uint64_t vectors, triplets, resyncs, resyncs_refused, resyncs_bad_mac;
+	uint64_t reservations;          /* durable high-water writes */
+	uint64_t io_errors;
+	uint64_t latency_ns_sum, latency_count; /* store calls on the auth path */
+	uint64_t loaded;                /* subscribers in memory */
+};
+void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *out);
+
+#endif

@@ -1,0 +1,1463 @@
+/*
+ * twag — the subscriber store on SQLite 3 (WAL, one file): subscribers with
+ * their keys wrapped under the KEK (RFC 3394), the HE SQN state of 3GPP
+ * TS 33.102 V17.0.0 Annex C made durable in blocks before any vector
+ * leaves, AUTS resynchronisation (§6.3.5, C.3) rate-limited per subscriber,
+ * and GSM triplets (§6.8.1.2). Pseudonyms and re-auth state: ident.c.
+ *
+ * The SQN rule this file exists for (C.1: an SQN is never used twice): the
+ * row's sqn_reserved is a durable high-water mark. Vectors take SEQ values
+ * up to it from memory; the vector that would pass it first raises it by a
+ * block in a synchronous=FULL commit, and only then is computed. A
+ * process that dies (kill -9) restarts from the mark (at load SEQ_HE :=
+ * sqn_reserved), so at most a block is skipped, nothing repeated. A clean
+ * close writes the exact SEQ_HE back and lowers the mark to it.
+ *
+ * Other processes may use the same file (the CLI while twagd runs, or two
+ * daemons): a reservation reads the mark inside its write transaction and
+ * starts above whatever anybody reserved; a row replaced or deleted under
+ * us is noticed by its generation number (gen) and reloaded.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "store_internal.h"
+#include "twag/aka.h"
+#include "twag/bytes.h"
+#include "twag/keywrap.h"
+#include "twag/milenage.h"
+#include "twag/sqn.h"
+#include "twag/tuak.h"
+
+/* Wrapped under the KEK into the meta table: a database opened with
+ * another KEK fails the RFC 3394 integrity check on it. */
+static const uint8_t kek_check_plain[32] = {
+	't', 'w', 'a', 'g', ' ', 's', 't', 'o', 'r', 'e', ' ', 'K', 'E', 'K', ' ', 'c',
+	'h', 'e', 'c', 'k', ' ', 'v', 'a', 'l', 'u', 'e', ' ', '#', '0', '0', '0', '1',
+};
+
+static const char schema_sql[] =
+	"CREATE TABLE meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
+	/* k / opc: RFC 3394 wraps under the KEK of K (Ki) and OPc (TOPc);
+	 * seq_he / sqn_reserved count SEQ (SQN without IND, Annex C.1.2). */
+	"CREATE TABLE subscriber ("
+	" imsi TEXT PRIMARY KEY,"
+	" alg INTEGER NOT NULL,"
+	" k BLOB NOT NULL,"
+	" opc BLOB,"
+	" amf BLOB NOT NULL,"
+	" mac_bits INTEGER NOT NULL DEFAULT 0,"
+	" res_bits INTEGER NOT NULL DEFAULT 0,"
+	" ck_bits INTEGER NOT NULL DEFAULT 0,"
+	" ik_bits INTEGER NOT NULL DEFAULT 0,"
+	" iterations INTEGER NOT NULL DEFAULT 0,"
+	" ind_bits INTEGER NOT NULL,"
+	" seq_he INTEGER NOT NULL,"
+	" sqn_reserved INTEGER NOT NULL,"
+	" gen INTEGER NOT NULL);"
+	"CREATE TABLE pseudonym (id BLOB PRIMARY KEY, imsi TEXT NOT NULL,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX pseudonym_imsi ON pseudonym (imsi, created);"
+	/* state: RFC 5649 wrap of the fixed serialisation in ident.c */
+	"CREATE TABLE reauth (id BLOB PRIMARY KEY, state BLOB NOT NULL,"
+	" created INTEGER NOT NULL);"
+	"CREATE INDEX reauth_created ON reauth (created);";
+
+static const char cols[] =
+	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
+	" seq_he, sqn_reserved, gen";
+
+static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errbuf == NULL || errbuf_len == 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(errbuf, errbuf_len, fmt, ap);
+	va_end(ap);
+}
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void latency(struct tw_store *st, int64_t t0)
+{
+	atomic_fetch_add(&st->n_lat_ns, (uint64_t)(mono_ns() - t0));
+	atomic_fetch_add(&st->n_lat_count, 1);
+}
+
+/* Annex C.1.1: SQN = SEQ || IND, so SEQ has 48 - ind_bits bits. */
+static uint64_t seq_limit(unsigned ind_bits)
+{
+	return ((uint64_t)1 << (48 - ind_bits)) - 1;
+}
+
+int store_sqlite_err(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_DONE:
+	case SQLITE_ROW:
+		return TW_OK;
+	case SQLITE_NOMEM:
+		return TW_ERR_NOMEM;
+	case SQLITE_CONSTRAINT:
+		return TW_ERR_STATE;
+	default: /* BUSY, LOCKED, READONLY, FULL, IOERR, CORRUPT, CANTOPEN ... */
+		return TW_ERR_IO;
+	}
+}
+
+int store_io(struct tw_store *st, int err)
+{
+	if (err == TW_ERR_IO)
+		atomic_fetch_add(&st->n_io_errors, 1);
+	return err;
+}
+
+static int step_done(sqlite3_stmt *q)
+{
+	int rc = sqlite3_step(q);
+
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+static int run(sqlite3_stmt *q)
+{
+	int rc = step_done(q);
+
+	sqlite3_reset(q);
+	return rc;
+}
+
+int store_begin(struct tw_store *st)
+{
+	return run(st->q_begin);
+}
+
+int store_commit(struct tw_store *st)
+{
+	int rc = run(st->q_commit);
+
+	/* a failed COMMIT may leave the transaction open (SQLITE_BUSY): end it
+	 * so the connection is usable again; nothing of it became durable
+	 * that the caller will rely on */
+	if (rc != TW_OK && !sqlite3_get_autocommit(st->db))
+		store_rollback(st);
+	return rc;
+}
+
+void store_rollback(struct tw_store *st)
+{
+	if (!sqlite3_get_autocommit(st->db))
+		(void)run(st->q_rollback);
+}
+
+uint64_t store_hash(const struct tw_store *st, uint8_t tag, const void *data, size_t len)
+{
+	/* FNV-1a, keyed with a random seed so bucket choice is not predictable
+	 * from outside */
+	uint64_t h = 0xcbf29ce484222325u ^ st->hash_seed;
+	const uint8_t *p = data;
+
+	h = (h ^ tag) * 0x100000001b3u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3u;
+	return h ^ (h >> 29);
+}
+
+/* TS 23.003 §2.2: 5..15 decimal digits (see vecsrc.h). */
+static bool imsi_ok(const char *imsi, size_t *len)
+{
+	size_t n = 0;
+
+	if (imsi == NULL)
+		return false;
+	while (n <= TW_IMSI_MAX_LEN && imsi[n] != '\0') {
+		if (imsi[n] < '0' || imsi[n] > '9')
+			return false;
+		n++;
+	}
+	if (n < TW_IMSI_MIN_LEN || n > TW_IMSI_MAX_LEN)
+		return false;
+	if (len != NULL)
+		*len = n;
+	return true;
+}
+
+static bool alg_is_aka(enum tw_sub_alg a)
+{
+	return a == TW_SUB_MILENAGE || a == TW_SUB_TUAK;
+}
+
+static bool alg_is_comp128(enum tw_sub_alg a)
+{
+	return a == TW_SUB_COMP128V1 || a == TW_SUB_COMP128V2 || a == TW_SUB_COMP128V3;
+}
+
+/* ---- rows <-> records ---------------------------------------------------- */
+
+/* Fills r (keys still wrapped) from a row of "SELECT <cols>". */
+static int row_to_rec(sqlite3_stmt *q, struct sub_rec *r)
+{
+	const void *k = sqlite3_column_blob(q, 1);
+	size_t k_len = (size_t)sqlite3_column_bytes(q, 1);
+	const void *opc = sqlite3_column_blob(q, 2);
+	size_t opc_len = (size_t)sqlite3_column_bytes(q, 2);
+	const void *amf = sqlite3_column_blob(q, 3);
+	size_t amf_len = (size_t)sqlite3_column_bytes(q, 3);
+	sqlite3_int64 seq_he = sqlite3_column_int64(q, 10);
+	sqlite3_int64 reserved = sqlite3_column_int64(q, 11);
+	int ind_bits = sqlite3_column_int(q, 9);
+
+	r->alg = (enum tw_sub_alg)sqlite3_column_int(q, 0);
+	if (!alg_is_aka(r->alg) && !alg_is_comp128(r->alg))
+		return TW_ERR_DECODE;
+	if (k == NULL || (k_len != 24 && k_len != 40) || amf == NULL || amf_len != 2)
+		return TW_ERR_DECODE;
+	if (alg_is_aka(r->alg) && (opc == NULL || (opc_len != 24 && opc_len != 40)))
+		return TW_ERR_DECODE;
+	if (ind_bits < 0 || ind_bits > TW_SQN_IND_BITS_MAX || seq_he < 0 || reserved < 0 ||
+	    (uint64_t)seq_he > seq_limit((unsigned)ind_bits) ||
+	    (uint64_t)reserved > seq_limit((unsigned)ind_bits))
+		return TW_ERR_DECODE;
+	memcpy(r->k_w, k, k_len);
+	r->k_w_len = k_len;
+	r->opc_w_len = 0;
+	if (alg_is_aka(r->alg)) {
+		memcpy(r->opc_w, opc, opc_len);
+		r->opc_w_len = opc_len;
+	}
+	memcpy(r->amf, amf, 2);
+	r->mac_bits = (uint16_t)sqlite3_column_int(q, 4);
+	r->res_bits = (uint16_t)sqlite3_column_int(q, 5);
+	r->ck_bits = (uint16_t)sqlite3_column_int(q, 6);
+	r->ik_bits = (uint16_t)sqlite3_column_int(q, 7);
+	r->iterations = (uint16_t)sqlite3_column_int(q, 8);
+	r->sqn.ind_bits = (uint8_t)ind_bits;
+	r->sqn.seq_he = (uint64_t)seq_he;
+	r->reserved = (uint64_t)reserved;
+	r->gen = sqlite3_column_int64(q, 12);
+	return TW_OK;
+}
+
+/* Reads imsi's row into r (db_lock held). TW_OK, TW_ERR_NOTFOUND, TW_ERR_IO,
+ * TW_ERR_DECODE (a row this code did not write). */
+static int row_read(struct tw_store *st, sqlite3_stmt *q, const char *imsi, size_t imsi_len,
+		    struct sub_rec *r)
+{
+	int rc;
+
+	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		rc = row_to_rec(q, r);
+		memcpy(r->imsi, imsi, imsi_len);
+		r->imsi[imsi_len] = '\0';
+		r->imsi_len = imsi_len;
+	} else if (rc == SQLITE_DONE) {
+		rc = TW_ERR_NOTFOUND;
+	} else {
+		rc = store_io(st, store_sqlite_err(rc));
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc;
+}
+
+/* Unwraps r's keys into a subscriber on the caller's stack (wipe it). */
+static int rec_unwrap(const struct tw_store *st, const struct sub_rec *r,
+		      struct tw_subscriber *s)
+{
+	struct tw_sub_keys kk;
+	uint8_t k[32], opc[32];
+	size_t k_len = 0, opc_len = 0;
+	int rc;
+
+	memset(&kk, 0, sizeof(kk));
+	rc = tw_keywrap_unwrap_ctx(&st->kek, k, sizeof(k), &k_len, r->k_w, r->k_w_len);
+	if (rc != TW_OK)
+		goto out;
+	if (r->opc_w_len != 0) {
+		rc = tw_keywrap_unwrap_ctx(&st->kek, opc, sizeof(opc), &opc_len, r->opc_w,
+					   r->opc_w_len);
+		if (rc != TW_OK)
+			goto out;
+	}
+	rc = TW_ERR_DECODE;
+	if (r->alg == TW_SUB_MILENAGE) {
+		if (k_len != 16 || opc_len != 16)
+			goto out;
+		rc = tw_sub_keys_milenage(&kk, k, opc, NULL);
+	} else if (r->alg == TW_SUB_TUAK) {
+		struct tw_tuak_params p;
+
+		if ((k_len != 16 && k_len != 32) || opc_len != 32)
+			goto out;
+		memset(&p, 0, sizeof(p));
+		memcpy(p.k, k, k_len);
+		p.k_len = (uint8_t)k_len;
+		memcpy(p.topc, opc, 32);
+		p.mac_bits = r->mac_bits;
+		p.res_bits = r->res_bits;
+		p.ck_bits = r->ck_bits;
+		p.ik_bits = r->ik_bits;
+		p.iterations = r->iterations;
+		rc = tw_sub_keys_tuak(&kk, &p);
+		tw_wipe(&p, sizeof(p));
+	} else {
+		if (k_len != 16)
+			goto out;
+		rc = tw_sub_keys_comp128(&kk, (unsigned)(r->alg - TW_SUB_COMP128V1 + 1), k);
+	}
+	if (rc != TW_OK)
+		goto out;
+	rc = tw_subscriber_init(s, r->imsi, &kk, r->amf);
+	if (rc != TW_OK)
+		goto out;
+	s->sqn = r->sqn;
+out:
+	tw_wipe(k, sizeof(k));
+	tw_wipe(opc, sizeof(opc));
+	tw_wipe(&kk, sizeof(kk));
+	if (rc != TW_OK)
+		tw_wipe(s, sizeof(*s));
+	return rc;
+}
+
+/* ---- the subscriber cache ------------------------------------------------- */
+
+static size_t bucket_of(const struct tw_store *st, const char *imsi, size_t len)
+{
+	return (size_t)store_hash(st, 's', imsi, len) & (st->nbucket - 1);
+}
+
+static pthread_mutex_t *stripe_of(struct tw_store *st, size_t b)
+{
+	return &st->stripe[b % STORE_STRIPES];
+}
+
+static struct sub_rec *chain_find(struct tw_store *st, size_t b, const char *imsi, size_t len)
+{
+	for (struct sub_rec *r = st->bucket[b]; r != NULL; r = r->next)
+		if (r->imsi_len == len && memcmp(r->imsi, imsi, len) == 0)
+			return r;
+	return NULL;
+}
+
+/* The cached record of imsi, locked and alive, or NULL. */
+static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t len)
+{
+	size_t b = bucket_of(st, imsi, len);
+
+	for (;;) {
+		struct sub_rec *r;
+
+		pthread_mutex_lock(stripe_of(st, b));
+		r = chain_find(st, b, imsi, len);
+		pthread_mutex_unlock(stripe_of(st, b));
+		if (r == NULL)
+			return NULL;
+		pthread_mutex_lock(&r->lock);
+		if (!r->dead)
+			return r;
+		/* killed between the two locks: it is unlinked by now */
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+/* Drops r from the cache (r->lock held): a later lookup reloads the row.
+ * The memory stays on the all list (another thread may still hold a
+ * pointer it has not locked yet) and is freed at close. */
+static void rec_kill(struct tw_store *st, struct sub_rec *r)
+{
+	size_t b = bucket_of(st, r->imsi, r->imsi_len);
+
+	if (r->dead)
+		return;
+	pthread_mutex_lock(stripe_of(st, b));
+	if (r->linked) {
+		struct sub_rec **pp = &st->bucket[b];
+
+		while (*pp != NULL && *pp != r)
+			pp = &(*pp)->next;
+		if (*pp == r)
+			*pp = r->next;
+		r->linked = false;
+	}
+	pthread_mutex_unlock(stripe_of(st, b));
+	r->dead = true;
+	/* the keys are no longer needed: only the wrapped form was here, but
+	 * the record may linger until close */
+	tw_wipe(r->k_w, sizeof(r->k_w));
+	tw_wipe(r->opc_w, sizeof(r->opc_w));
+	atomic_fetch_sub(&st->n_loaded, 1);
+}
+
+/*
+ * The record of imsi, locked: from the cache, or loaded from the database
+ * on first use. Annex C / store.h: a loaded record starts at SEQ_HE :=
+ * sqn_reserved, since SEQ values up to the mark may have been issued by a
+ * process that died before writing SEQ_HE back.
+ */
+static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
+{
+	struct sub_rec *r, *other;
+	size_t len, b;
+	uint64_t seq;
+	int rc;
+
+	*out = NULL;
+	if (!imsi_ok(imsi, &len))
+		return TW_ERR_INVAL;
+	r = rec_cached(st, imsi, len);
+	if (r != NULL) {
+		*out = r;
+		return TW_OK;
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return TW_ERR_NOMEM;
+	pthread_mutex_lock(&st->db_lock);
+	rc = row_read(st, st->q_load, imsi, len, r);
+	pthread_mutex_unlock(&st->db_lock);
+	if (rc != TW_OK)
+		goto fail;
+	seq = r->reserved > r->sqn.seq_he ? r->reserved : r->sqn.seq_he;
+	if (alg_is_aka(r->alg)) {
+		/* this gateway's IND slots (C.1.2) within the subscriber's IND */
+		rc = tw_sqn_he_init(&r->sqn, r->sqn.ind_bits, st->ind_first, st->ind_count, seq);
+		if (rc != TW_OK)
+			goto fail;
+	} else {
+		rc = tw_sqn_he_init(&r->sqn, 0, 0, 1, 0);
+		if (rc != TW_OK)
+			goto fail;
+	}
+	r->reserved = seq;
+	r->resync_start = mono_ns() / 1000000000;
+	if (pthread_mutex_init(&r->lock, NULL) != 0) {
+		rc = TW_ERR_NOMEM;
+		goto fail;
+	}
+
+	b = bucket_of(st, imsi, len);
+	pthread_mutex_lock(stripe_of(st, b));
+	other = chain_find(st, b, imsi, len);
+	if (other == NULL) {
+		r->linked = true;
+		r->next = st->bucket[b];
+		st->bucket[b] = r;
+	}
+	pthread_mutex_unlock(stripe_of(st, b));
+	if (other != NULL) {
+		/* another thread loaded it meanwhile: use that one */
+		pthread_mutex_destroy(&r->lock);
+		tw_wipe(r, sizeof(*r));
+		free(r);
+		return rec_get(st, imsi, out);
+	}
+	atomic_fetch_add(&st->n_loaded, 1);
+	pthread_mutex_lock(&st->all_lock);
+	r->all_next = st->all;
+	st->all = r;
+	pthread_mutex_unlock(&st->all_lock);
+
+	pthread_mutex_lock(&r->lock);
+	if (r->dead) { /* deleted/replaced in the instant since */
+		pthread_mutex_unlock(&r->lock);
+		return rec_get(st, imsi, out);
+	}
+	*out = r;
+	return TW_OK;
+fail:
+	tw_wipe(r, sizeof(*r));
+	free(r);
+	if (rc == TW_ERR_DECODE || rc == TW_ERR_RANGE)
+		rc = store_io(st, TW_ERR_IO); /* a row we cannot use: the store is bad */
+	return rc;
+}
+
+/*
+ * Raises r's durable high-water mark (r->lock held): in ONE write
+ * transaction, read the row's mark, start at max(base, mark) (another
+ * process may have reserved meanwhile), write mark = start + block, and
+ * commit with synchronous=FULL. Only after the commit returned does memory
+ * change: SEQ_HE = start, reserved = the new mark. Returns TW_OK;
+ * TW_ERR_IO (not durable: nothing changed); TW_ERR_RANGE (SEQ exhausted,
+ * C.1.1: never wrap); TW_ERR_STATE (the row was deleted or replaced).
+ */
+static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
+{
+	uint64_t limit = seq_limit(r->sqn.ind_bits), mark, next;
+	int rc;
+
+	if (st->read_only)
+		return TW_ERR_IO;
+	pthread_mutex_lock(&st->db_lock);
+	rc = store_begin(st);
+	if (rc != TW_OK)
+		goto out;
+	sqlite3_bind_text(st->q_resv_sel, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
+	rc = sqlite3_step(st->q_resv_sel);
+	if (rc == SQLITE_ROW) {
+		sqlite3_int64 m = sqlite3_column_int64(st->q_resv_sel, 0);
+
+		mark = m < 0 ? 0 : (uint64_t)m;
+		rc = sqlite3_column_int64(st->q_resv_sel, 1) == r->gen ? TW_OK : TW_ERR_STATE;
+	} else {
+		mark = 0;
+		rc = rc == SQLITE_DONE ? TW_ERR_STATE : store_sqlite_err(rc);
+	}
+	sqlite3_reset(st->q_resv_sel);
+	sqlite3_clear_bindings(st->q_resv_sel);
+	if (rc != TW_OK)
+		goto out;
+	if (mark > base)
+		base = mark;
+	if (base >= limit) {
+		rc = TW_ERR_RANGE;
+		goto out;
+	}
+	next = limit - base < st->sqn_block ? limit : base + st->sqn_block;
+	sqlite3_bind_text(st->q_resv_upd, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st->q_resv_upd, 2, (sqlite3_int64)next);
+	sqlite3_bind_int64(st->q_resv_upd, 3, (sqlite3_int64)base);
+	sqlite3_bind_int64(st->q_resv_upd, 4, r->gen);
+	rc = run(st->q_resv_upd);
+	sqlite3_clear_bindings(st->q_resv_upd);
+	if (rc == TW_OK && sqlite3_changes(st->db) != 1)
+		rc = TW_ERR_STATE;
+	if (rc != TW_OK)
+		goto out;
+	rc = store_commit(st);
+	if (rc != TW_OK)
+		goto out;
+	r->sqn.seq_he = base;
+	r->reserved = next;
+	atomic_fetch_add(&st->n_reservations, 1);
+out:
+	if (rc != TW_OK)
+		store_rollback(st);
+	pthread_mutex_unlock(&st->db_lock);
+	return store_io(st, rc);
+}
+
+/* ---- open / close -------------------------------------------------------- */
+
+static int exec(struct tw_store *st, const char *sql, char *errbuf, size_t errbuf_len)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
+
+	if (rc != SQLITE_OK) {
+		say(errbuf, errbuf_len, "%s: %s", st->read_only ? "open" : "database",
+		    msg != NULL ? msg : sqlite3_errstr(rc));
+		sqlite3_free(msg);
+		return store_sqlite_err(rc) == TW_OK ? TW_ERR_IO : store_sqlite_err(rc);
+	}
+	return TW_OK;
+}
+
+static int prepare(struct tw_store *st, sqlite3_stmt **q, const char *sql, char *errbuf,
+		   size_t errbuf_len)
+{
+	int rc = sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, q, NULL);
+
+	if (rc != SQLITE_OK) {
+		say(errbuf, errbuf_len, "prepare: %s", sqlite3_errmsg(st->db));
+		return TW_ERR_IO;
+	}
+	return TW_OK;
+}
+
+/* Creates the schema on first use; checks its version and the KEK. */
+static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
+{
+	sqlite3_stmt *q = NULL;
+	uint8_t wrapped[40], plain[32];
+	size_t wlen = 0, plen = 0;
+	bool have = false;
+	int rc;
+
+	if (!st->read_only) {
+		rc = exec(st, "BEGIN IMMEDIATE", errbuf, errbuf_len);
+		if (rc != TW_OK)
+			return rc;
+	}
+	rc = sqlite3_prepare_v2(st->db,
+				"SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+				-1, &q, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(q);
+		have = rc == SQLITE_ROW;
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_OK : rc;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	if (rc != SQLITE_OK) {
+		say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	if (!have) {
+		if (st->read_only) {
+			say(errbuf, errbuf_len, "not a twag store (no meta table)");
+			rc = TW_ERR_IO;
+			goto out;
+		}
+		rc = exec(st, schema_sql, errbuf, errbuf_len);
+		if (rc != TW_OK)
+			goto out;
+		rc = tw_keywrap_wrap_ctx(&st->kek, wrapped, sizeof(wrapped), &wlen,
+					 kek_check_plain, sizeof(kek_check_plain));
+		if (rc != TW_OK)
+			goto out;
+		rc = sqlite3_prepare_v2(st->db,
+					"INSERT INTO meta (name, value) VALUES ('schema_version', ?1),"
+					" ('kek_check', ?2)", -1, &q, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int(q, 1, STORE_SCHEMA_VERSION);
+			sqlite3_bind_blob(q, 2, wrapped, (int)wlen, SQLITE_STATIC);
+			rc = sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+		if (rc != SQLITE_OK) {
+			say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+			rc = TW_ERR_IO;
+			goto out;
+		}
+	}
+	rc = sqlite3_prepare_v2(st->db,
+				"SELECT (SELECT value FROM meta WHERE name = 'schema_version'),"
+				" (SELECT value FROM meta WHERE name = 'kek_check')",
+				-1, &q, NULL);
+	if (rc != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW) {
+		say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	if (sqlite3_column_int(q, 0) != STORE_SCHEMA_VERSION) {
+		say(errbuf, errbuf_len, "schema version %d not supported (this is %d)",
+		    sqlite3_column_int(q, 0), STORE_SCHEMA_VERSION);
+		rc = TW_ERR_INVAL;
+		goto out;
+	}
+	wlen = (size_t)sqlite3_column_bytes(q, 1);
+	if (wlen != sizeof(wrapped) || sqlite3_column_blob(q, 1) == NULL) {
+		say(errbuf, errbuf_len, "database: bad KEK check value");
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	memcpy(wrapped, sqlite3_column_blob(q, 1), wlen);
+	/* RFC 3394 §2.2.3: the integrity check fails under any other KEK */
+	rc = tw_keywrap_unwrap_ctx(&st->kek, plain, sizeof(plain), &plen, wrapped, wlen);
+	if (rc != TW_OK || plen != sizeof(plain) ||
+	    !tw_ct_eq(plain, kek_check_plain, sizeof(plain))) {
+		say(errbuf, errbuf_len, "the database was created under another KEK");
+		rc = TW_ERR_AUTH;
+		goto out;
+	}
+	rc = TW_OK;
+out:
+	sqlite3_finalize(q);
+	if (!st->read_only) {
+		if (rc == TW_OK)
+			rc = exec(st, "COMMIT", errbuf, errbuf_len);
+		if (rc != TW_OK && !sqlite3_get_autocommit(st->db))
+			(void)exec(st, "ROLLBACK", NULL, 0);
+	}
+	tw_wipe(plain, sizeof(plain));
+	return rc;
+}
+
+static int journal_wal(struct tw_store *st, char *errbuf, size_t errbuf_len)
+{
+	sqlite3_stmt *q = NULL;
+	bool wal = false;
+	int rc = sqlite3_prepare_v2(st->db, "PRAGMA journal_mode = WAL", -1, &q, NULL);
+
+	if (rc == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
+		const unsigned char *m = sqlite3_column_text(q, 0);
+
+		wal = m != NULL && strcmp((const char *)m, "wal") == 0;
+	}
+	sqlite3_finalize(q);
+	if (!wal) {
+		say(errbuf, errbuf_len, "cannot switch to WAL mode: %s", sqlite3_errmsg(st->db));
+		return TW_ERR_IO;
+	}
+	/* the commit of a reservation is the promise that no SQN repeats:
+	 * FULL syncs the WAL on every commit */
+	return exec(st, "PRAGMA synchronous = FULL", errbuf, errbuf_len);
+}
+
+static size_t pow2_at_least(size_t n)
+{
+	size_t p = 1024;
+
+	while (p < n && p < ((size_t)1 << 24))
+		p <<= 1;
+	return p;
+}
+
+int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *errbuf,
+		  size_t errbuf_len)
+{
+	struct tw_store *st = NULL;
+	struct stat sb;
+	bool existed;
+	sqlite3_int64 nsub = 0;
+	int rc, flags;
+
+	if (errbuf != NULL && errbuf_len > 0)
+		errbuf[0] = '\0';
+	if (out == NULL)
+		return TW_ERR_INVAL;
+	*out = NULL;
+	if (o == NULL || o->path == NULL || o->kek == NULL) {
+		say(errbuf, errbuf_len, "no database path or KEK");
+		return TW_ERR_INVAL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return TW_ERR_NOMEM;
+	st->read_only = o->read_only;
+	st->sqn_block = o->sqn_block ? o->sqn_block : TW_STORE_SQN_BLOCK_DEFAULT;
+	st->resync_max = o->resync_max ? o->resync_max : TW_STORE_RESYNC_MAX_DEFAULT;
+	st->resync_window = o->resync_window ? o->resync_window : TW_STORE_RESYNC_WINDOW_DEFAULT;
+	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
+	if (o->ind_bits == 0 && o->ind_first == 0 && o->ind_count == 0) {
+		st->ind_bits = TW_SQN_IND_BITS_DEFAULT;
+		st->ind_first = 0;
+		st->ind_count = 1;
+	} else {
+		st->ind_bits = o->ind_bits;
+		st->ind_first = o->ind_first;
+		st->ind_count = o->ind_count;
+	}
+	/* C.1.2: this node's slots must exist in an IND of ind_bits bits */
+	if (st->ind_bits > TW_SQN_IND_BITS_MAX || st->ind_count == 0 ||
+	    st->ind_first + st->ind_count > (1u << st->ind_bits)) {
+		say(errbuf, errbuf_len, "IND slots %u..%u do not fit %u IND bits", st->ind_first,
+		    st->ind_first + st->ind_count - 1, st->ind_bits);
+		free(st);
+		return TW_ERR_INVAL;
+	}
+	pthread_mutex_init(&st->db_lock, NULL);
+	pthread_mutex_init(&st->all_lock, NULL);
+	for (int i = 0; i < STORE_STRIPES; i++)
+		pthread_mutex_init(&st->stripe[i], NULL);
+	rc = tw_aes_init(&st->kek, o->kek, TW_STORE_KEK_LEN);
+	if (rc != TW_OK)
+		goto fail;
+	rc = store_random(&st->hash_seed, sizeof(st->hash_seed));
+	if (rc != TW_OK) {
+		say(errbuf, errbuf_len, "getrandom failed");
+		goto fail;
+	}
+
+	existed = stat(o->path, &sb) == 0;
+	flags = (st->read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) |
+		SQLITE_OPEN_FULLMUTEX;
+	rc = sqlite3_open_v2(o->path, &st->db, flags, NULL);
+	if (rc != SQLITE_OK) {
+		say(errbuf, errbuf_len, "%s: %s", o->path,
+		    st->db != NULL ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		rc = rc == SQLITE_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO;
+		goto fail;
+	}
+	/* wrapped keys only, but pseudonyms and the rest are nobody's business
+	 * either; SQLite gives the -wal/-shm files the database's mode */
+	if (!existed && !st->read_only)
+		(void)chmod(o->path, 0600);
+	sqlite3_busy_timeout(st->db, o->busy_timeout_ms ? (int)o->busy_timeout_ms
+							: STORE_BUSY_MS_DEFAULT);
+	if (!st->read_only) {
+		rc = journal_wal(st, errbuf, errbuf_len);
+		if (rc != TW_OK)
+			goto fail;
+	}
+	rc = schema(st, errbuf, errbuf_len);
+	if (rc != TW_OK)
+		goto fail;
+
+	rc = prepare(st, &st->q_begin, "BEGIN IMMEDIATE", errbuf, errbuf_len);
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_commit, "COMMIT", errbuf, errbuf_len);
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_rollback, "ROLLBACK", errbuf, errbuf_len);
+	if (rc == TW_OK) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT %s FROM subscriber WHERE imsi = ?1", cols);
+		rc = prepare(st, &st->q_load, sql, errbuf, errbuf_len);
+	}
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_resv_sel,
+			     "SELECT sqn_reserved, gen FROM subscriber WHERE imsi = ?1", errbuf,
+			     errbuf_len);
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_resv_upd,
+			     "UPDATE subscriber SET sqn_reserved = ?2, seq_he = ?3"
+			     " WHERE imsi = ?1 AND gen = ?4", errbuf, errbuf_len);
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_close_upd,
+			     "UPDATE subscriber SET seq_he = ?2, sqn_reserved = ?2"
+			     " WHERE imsi = ?1 AND gen = ?3 AND sqn_reserved = ?4", errbuf,
+			     errbuf_len);
+	if (rc != TW_OK)
+		goto fail;
+
+	/* buckets for about twice the subscribers there are now */
+	{
+		sqlite3_stmt *q = NULL;
+
+		if (sqlite3_prepare_v2(st->db, "SELECT count(*) FROM subscriber", -1, &q, NULL) ==
+			    SQLITE_OK &&
+		    sqlite3_step(q) == SQLITE_ROW)
+			nsub = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+	}
+	st->nbucket = pow2_at_least(nsub > 0 ? 2 * (size_t)nsub : 0);
+	st->bucket = calloc(st->nbucket, sizeof(*st->bucket));
+	if (st->bucket == NULL) {
+		rc = TW_ERR_NOMEM;
+		goto fail;
+	}
+	rc = store_ident_init(st, o->ident_cache ? o->ident_cache : STORE_IDENT_CACHE_DEFAULT,
+			      errbuf, errbuf_len);
+	if (rc != TW_OK)
+		goto fail;
+	*out = st;
+	return TW_OK;
+fail:
+	if (errbuf != NULL && errbuf_len > 0 && errbuf[0] == '\0')
+		say(errbuf, errbuf_len, "%s", tw_strerror(rc));
+	tw_store_close(st);
+	return rc;
+}
+
+/* Clean close (store.h): the exact SEQ_HE of every loaded subscriber is
+ * written back and the mark lowered to it, in one transaction, only where
+ * the row is still ours (same gen, nobody raised the mark since). */
+static void write_back(struct tw_store *st)
+{
+	int rc;
+
+	if (st->read_only || st->db == NULL || st->q_close_upd == NULL)
+		return;
+	pthread_mutex_lock(&st->db_lock);
+	rc = store_begin(st);
+	for (struct sub_rec *r = st->all; rc == TW_OK && r != NULL; r = r->all_next) {
+		if (r->dead || !alg_is_aka(r->alg))
+			continue;
+		sqlite3_bind_text(st->q_close_upd, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
+		sqlite3_bind_int64(st->q_close_upd, 2, (sqlite3_int64)r->sqn.seq_he);
+		sqlite3_bind_int64(st->q_close_upd, 3, r->gen);
+		sqlite3_bind_int64(st->q_close_upd, 4, (sqlite3_int64)r->reserved);
+		rc = run(st->q_close_upd);
+		sqlite3_clear_bindings(st->q_close_upd);
+	}
+	if (rc == TW_OK)
+		rc = store_commit(st);
+	if (rc != TW_OK) {
+		/* the marks stay: safe, a block per subscriber is skipped */
+		store_rollback(st);
+		(void)store_io(st, rc);
+	}
+	pthread_mutex_unlock(&st->db_lock);
+}
+
+void tw_store_close(struct tw_store *st)
+{
+	if (st == NULL)
+		return;
+
+	sqlite3_stmt **qs[] = { &st->q_load, &st->q_resv_sel, &st->q_resv_upd, &st->q_close_upd,
+				&st->q_begin, &st->q_commit, &st->q_rollback };
+
+	store_ident_stop(st);
+	write_back(st);
+	store_ident_free(st);
+	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+		sqlite3_finalize(*qs[i]);
+		*qs[i] = NULL;
+	}
+	if (st->db != NULL)
+		sqlite3_close_v2(st->db);
+	while (st->all != NULL) {
+		struct sub_rec *r = st->all;
+
+		st->all = r->all_next;
+		pthread_mutex_destroy(&r->lock);
+		tw_wipe(r, sizeof(*r));
+		free(r);
+	}
+	free(st->bucket);
+	pthread_mutex_destroy(&st->db_lock);
+	pthread_mutex_destroy(&st->all_lock);
+	for (int i = 0; i < STORE_STRIPES; i++)
+		pthread_mutex_destroy(&st->stripe[i]);
+	tw_aes_wipe(&st->kek);
+	tw_wipe(st, sizeof(*st));
+	free(st);
+}
+
+/* ---- provisioning -------------------------------------------------------- */
+
+/* The columns of a subscriber row: keys wrapped (RFC 3394) under the KEK. */
+struct row {
+	int alg;
+	uint8_t k_w[STORE_WRAP_MAX], opc_w[STORE_WRAP_MAX];
+	size_t k_w_len, opc_w_len;
+	int mac_bits, res_bits, ck_bits, ik_bits, iterations;
+	int ind_bits;
+	sqlite3_int64 seq_he, gen;
+};
+
+static int sub_to_row(struct tw_store *st, const struct tw_subscriber *s, struct row *w)
+{
+	const struct tw_sub_keys *kk = &s->keys;
+	const uint8_t *k, *opc = NULL;
+	size_t k_len, opc_len = 0;
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	if (!imsi_ok(s->imsi, NULL) || s->sqn.ind_bits > TW_SQN_IND_BITS_MAX ||
+	    s->sqn.seq_he > seq_limit(s->sqn.ind_bits))
+		return TW_ERR_INVAL;
+	switch (kk->alg) {
+	case TW_SUB_MILENAGE:
+		/* only the TS 35.206 default constants have columns */
+		if (kk->aka.alg != TW_AKA_MILENAGE ||
+		    (kk->aka.u.milenage.consts != NULL &&
+		     memcmp(kk->aka.u.milenage.consts, &tw_milenage_default_consts,
+			    sizeof(tw_milenage_default_consts)) != 0))
+			return TW_ERR_INVAL;
+		k = kk->aka.u.milenage.k;
+		k_len = 16;
+		opc = kk->aka.u.milenage.opc;
+		opc_len = 16;
+		break;
+	case TW_SUB_TUAK: {
+		struct tw_sub_keys chk;
+		const struct tw_tuak_params *p = &kk->aka.u.tuak;
+
+		/* sizes AKA can carry (vecsrc.h) */
+		rc = kk->aka.alg == TW_AKA_TUAK ? tw_sub_keys_tuak(&chk, p) : TW_ERR_INVAL;
+		tw_wipe(&chk, sizeof(chk));
+		if (rc != TW_OK)
+			return TW_ERR_INVAL;
+		k = p->k;
+		k_len = p->k_len;
+		opc = p->topc;
+		opc_len = 32;
+		w->mac_bits = p->mac_bits;
+		w->res_bits = p->res_bits;
+		w->ck_bits = p->ck_bits;
+		w->ik_bits = p->ik_bits;
+		w->iterations = p->iterations;
+		break;
+	}
+	case TW_SUB_COMP128V1:
+	case TW_SUB_COMP128V2:
+	case TW_SUB_COMP128V3:
+		k = kk->ki;
+		k_len = 16;
+		break;
+	default:
+		return TW_ERR_INVAL;
+	}
+	w->alg = kk->alg;
+	w->ind_bits = s->sqn.ind_bits;
+	w->seq_he = (sqlite3_int64)s->sqn.seq_he;
+	rc = tw_keywrap_wrap_ctx(&st->kek, w->k_w, sizeof(w->k_w), &w->k_w_len, k, k_len);
+	if (rc == TW_OK && opc != NULL)
+		rc = tw_keywrap_wrap_ctx(&st->kek, w->opc_w, sizeof(w->opc_w), &w->opc_w_len, opc,
+					 opc_len);
+	if (rc == TW_OK) {
+		uint64_t g;
+
+		rc = store_random(&g, sizeof(g));
+		w->gen = (sqlite3_int64)(g >> 1);
+	}
+	return rc;
+}
+
+static void sub_invalidate(struct tw_store *st, const char *imsi)
+{
+	size_t len;
+	struct sub_rec *r;
+
+	if (!imsi_ok(imsi, &len))
+		return;
+	r = rec_cached(st, imsi, len);
+	if (r != NULL) {
+		rec_kill(st, r);
+		pthread_mutex_unlock(&r->lock);
+	}
+}
+
+int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, size_t n,
+			  bool replace, size_t *bad)
+{
+	sqlite3_stmt *q = NULL;
+	struct row w;
+	size_t i = 0;
+	int rc;
+
+	if (bad != NULL)
+		*bad = 0;
+	if (st == NULL || (s == NULL && n > 0))
+		return TW_ERR_INVAL;
+	if (st->read_only)
+		return TW_ERR_IO;
+	pthread_mutex_lock(&st->db_lock);
+	rc = sqlite3_prepare_v2(st->db,
+				replace ? "INSERT OR REPLACE INTO subscriber (imsi, alg, k, opc, amf,"
+					  " mac_bits, res_bits, ck_bits, ik_bits, iterations,"
+					  " ind_bits, seq_he, sqn_reserved, gen) VALUES"
+					  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)"
+					: "INSERT INTO subscriber (imsi, alg, k, opc, amf,"
+					  " mac_bits, res_bits, ck_bits, ik_bits, iterations,"
+					  " ind_bits, seq_he, sqn_reserved, gen) VALUES"
+					  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
+				-1, &q, NULL);
+	rc = rc == SQLITE_OK ? store_begin(st) : TW_ERR_IO;
+	for (i = 0; rc == TW_OK && i < n; i++) {
+		rc = sub_to_row(st, &s[i], &w);
+		if (rc != TW_OK)
+			break;
+		sqlite3_bind_text(q, 1, s[i].imsi, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(q, 2, w.alg);
+		sqlite3_bind_blob(q, 3, w.k_w, (int)w.k_w_len, SQLITE_TRANSIENT);
+		if (w.opc_w_len != 0)
+			sqlite3_bind_blob(q, 4, w.opc_w, (int)w.opc_w_len, SQLITE_TRANSIENT);
+		else
+			sqlite3_bind_null(q, 4);
+		sqlite3_bind_blob(q, 5, s[i].amf, 2, SQLITE_TRANSIENT);
+		sqlite3_bind_int(q, 6, w.mac_bits);
+		sqlite3_bind_int(q, 7, w.res_bits);
+		sqlite3_bind_int(q, 8, w.ck_bits);
+		sqlite3_bind_int(q, 9, w.ik_bits);
+		sqlite3_bind_int(q, 10, w.iterations);
+		sqlite3_bind_int(q, 11, w.ind_bits);
+		sqlite3_bind_int64(q, 12, w.seq_he);
+		sqlite3_bind_int64(q, 13, w.gen);
+		rc = run(q);
+		sqlite3_clear_bindings(q);
+		if (rc != TW_OK)
+			break;
+	}
+	if (rc == TW_OK) {
+		i = n;
+		rc = store_commit(st);
+	}
+	if (rc != TW_OK)
+		store_rollback(st);
+	sqlite3_finalize(q);
+	pthread_mutex_unlock(&st->db_lock);
+	tw_wipe(&w, sizeof(w));
+	if (rc != TW_OK) {
+		if (bad != NULL)
+			*bad = i;
+		return store_io(st, rc);
+	}
+	/* a loaded record still has the old keys and SQN: drop it */
+	for (i = 0; i < n; i++)
+		sub_invalidate(st, s[i].imsi);
+	return TW_OK;
+}
+
+int tw_store_sub_put(struct tw_store *st, const struct tw_subscriber *s, bool replace)
+{
+	if (s == NULL)
+		return TW_ERR_INVAL;
+	return tw_store_sub_put_many(st, s, 1, replace, NULL);
+}
+
+int tw_store_sub_del(struct tw_store *st, const char *imsi)
+{
+	sqlite3_stmt *q = NULL;
+	struct sub_rec *r;
+	size_t len;
+	int rc;
+
+	if (st == NULL || !imsi_ok(imsi, &len))
+		return TW_ERR_INVAL;
+	if (st->read_only)
+		return TW_ERR_IO;
+	r = rec_cached(st, imsi, len); /* locked: no vector meanwhile */
+	pthread_mutex_lock(&st->db_lock);
+	rc = store_begin(st);
+	if (rc == TW_OK) {
+		rc = sqlite3_prepare_v2(st->db, "DELETE FROM subscriber WHERE imsi = ?1", -1, &q,
+					NULL) == SQLITE_OK ? TW_OK : TW_ERR_IO;
+		if (rc == TW_OK) {
+			sqlite3_bind_text(q, 1, imsi, (int)len, SQLITE_STATIC);
+			rc = step_done(q);
+			if (rc == TW_OK && sqlite3_changes(st->db) == 0)
+				rc = TW_ERR_NOTFOUND;
+		}
+		sqlite3_finalize(q);
+		q = NULL;
+	}
+	/* its pseudonyms go too (re-auth ids check the subscriber: ident.c) */
+	if (rc == TW_OK) {
+		rc = sqlite3_prepare_v2(st->db, "DELETE FROM pseudonym WHERE imsi = ?1", -1, &q,
+					NULL) == SQLITE_OK ? TW_OK : TW_ERR_IO;
+		if (rc == TW_OK) {
+			sqlite3_bind_text(q, 1, imsi, (int)len, SQLITE_STATIC);
+			rc = step_done(q);
+		}
+		sqlite3_finalize(q);
+	}
+	if (rc == TW_OK)
+		rc = store_commit(st);
+	if (rc != TW_OK)
+		store_rollback(st);
+	pthread_mutex_unlock(&st->db_lock);
+	if (r != NULL) {
+		if (rc == TW_OK)
+			rec_kill(st, r);
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (rc == TW_OK)
+		store_ident_forget_imsi(st, imsi, len);
+	return store_io(st, rc);
+}
+
+static void rec_info(const struct sub_rec *r, struct tw_store_sub_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	memcpy(info->imsi, r->imsi, r->imsi_len + 1);
+	info->alg = r->alg;
+	memcpy(info->amf, r->amf, 2);
+	info->seq_he = r->sqn.seq_he;
+	info->sqn_reserved = r->reserved;
+	info->ind_bits = r->sqn.ind_bits;
+}
+
+/* A subscriber as this process knows it: the loaded record when there is
+ * one (its SEQ_HE is current), else the row. */
+static int rec_snapshot(struct tw_store *st, const char *imsi, struct sub_rec *out)
+{
+	struct sub_rec *r;
+	size_t len;
+	int rc;
+
+	if (st == NULL || !imsi_ok(imsi, &len))
+		return TW_ERR_INVAL;
+	r = rec_cached(st, imsi, len);
+	if (r != NULL) {
+		memcpy(out, r, sizeof(*out));
+		pthread_mutex_unlock(&r->lock);
+		return TW_OK;
+	}
+	memset(out, 0, sizeof(*out));
+	pthread_mutex_lock(&st->db_lock);
+	rc = row_read(st, st->q_load, imsi, len, out);
+	pthread_mutex_unlock(&st->db_lock);
+	if (rc == TW_ERR_DECODE)
+		rc = store_io(st, TW_ERR_IO);
+	if (rc == TW_OK) {
+		/* the slots do not matter for showing; keep the record valid */
+		out->sqn.ind_first = 0;
+		out->sqn.ind_count = 1;
+		out->sqn.ind_next = 0;
+	}
+	return rc;
+}
+
+int tw_store_sub_info(struct tw_store *st, const char *imsi, struct tw_store_sub_info *info)
+{
+	struct sub_rec r;
+	int rc;
+
+	if (info == NULL)
+		return TW_ERR_INVAL;
+	memset(info, 0, sizeof(*info));
+	rc = rec_snapshot(st, imsi, &r);
+	if (rc == TW_OK)
+		rec_info(&r, info);
+	tw_wipe(&r, sizeof(r));
+	return rc;
+}
+
+int tw_store_sub_get(struct tw_store *st, const char *imsi, struct tw_subscriber *s)
+{
+	struct sub_rec r;
+	int rc;
+
+	if (s == NULL)
+		return TW_ERR_INVAL;
+	memset(s, 0, sizeof(*s));
+	rc = rec_snapshot(st, imsi, &r);
+	if (rc == TW_OK) {
+		rc = rec_unwrap(st, &r, s);
+		if (rc == TW_ERR_DECODE)
+			rc = TW_ERR_AUTH; /* unwrapped to nonsense: not our KEK's */
+	}
+	tw_wipe(&r, sizeof(r));
+	return rc;
+}
+
+int tw_store_sub_list(struct tw_store *st,
+		      int (*cb)(void *arg, const struct tw_store_sub_info *i), void *arg)
+{
+	sqlite3_stmt *q = NULL;
+	struct tw_store_sub_info info;
+	struct sub_rec r;
+	int rc;
+
+	if (st == NULL || cb == NULL)
+		return TW_ERR_INVAL;
+	pthread_mutex_lock(&st->db_lock);
+	{
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "SELECT %s, imsi FROM subscriber ORDER BY imsi", cols);
+		rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *imsi = sqlite3_column_text(q, 13);
+		size_t len = 0;
+
+		memset(&r, 0, sizeof(r));
+		if (!imsi_ok((const char *)imsi, &len) || row_to_rec(q, &r) != TW_OK) {
+			rc = TW_ERR_IO;
+			goto out;
+		}
+		memcpy(r.imsi, imsi, len);
+		r.imsi_len = len;
+		rec_info(&r, &info);
+		rc = cb(arg, &info);
+		if (rc != 0)
+			goto out;
+	}
+	rc = rc == SQLITE_DONE ? TW_OK : TW_ERR_IO;
+out:
+	sqlite3_finalize(q);
+	pthread_mutex_unlock(&st->db_lock);
+	tw_wipe(&r, sizeof(r));
+	return rc == TW_ERR_IO ? store_io(st, rc) : rc;
+}
+
+/* ---- the authentication path -------------------------------------------- */
+
+/* One vector from the locked record r. TW_ERR_STATE: the row changed under
+ * us (caller reloads). */
+static int vector_locked(struct tw_store *st, struct sub_rec *r, bool aka_prime,
+			 const uint8_t rand_[static 16], struct tw_eap_aka_vec *out)
+{
+	struct tw_subscriber s;
+	int rc;
+
+	if (alg_is_comp128(r->alg))
+		return TW_ERR_UNSUPPORTED;
+	/* SEQ_HE + 1 must be at or below the durable mark before it is used */
+	if (r->sqn.seq_he >= r->reserved) {
+		rc = reserve(st, r, r->sqn.seq_he);
+		if (rc != TW_OK)
+			return rc;
+	}
+	rc = rec_unwrap(st, r, &s);
+	if (rc != TW_OK)
+		return store_io(st, TW_ERR_IO); /* rows whose keys do not unwrap */
+	/* §6.3.2 through the verified local vector source; s->sqn advances */
+	rc = aka_prime ? tw_vecsrc_aka_prime(&s, rand_, out) : tw_vecsrc_aka(&s, rand_, out);
+	if (rc == TW_OK) {
+		if (s.sqn.seq_he > r->reserved) { /* cannot happen: checked above */
+			tw_wipe(out, sizeof(*out));
+			rc = TW_ERR_STATE;
+		} else {
+			r->sqn = s.sqn;
+			atomic_fetch_add(&st->n_vectors, 1);
+		}
+	}
+	tw_wipe(&s, sizeof(s));
+	return rc;
+}
+
+int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
+			const uint8_t rand_[static 16], struct tw_eap_aka_vec *out)
+{
+	struct sub_rec *r;
+	int64_t t0 = mono_ns();
+	int rc = TW_ERR_STATE;
+
+	if (out == NULL)
+		return TW_ERR_INVAL;
+	memset(out, 0, sizeof(*out));
+	if (st == NULL || imsi == NULL || rand_ == NULL)
+		return TW_ERR_INVAL;
+	for (int attempt = 0; attempt < 2 && rc == TW_ERR_STATE; attempt++) {
+		rc = rec_get(st, imsi, &r);
+		if (rc != TW_OK)
+			break;
+		rc = vector_locked(st, r, aka_prime, rand_, out);
+		if (rc == TW_ERR_STATE)
+			rec_kill(st, r);
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (rc == TW_ERR_STATE)
+		rc = store_io(st, TW_ERR_IO);
+	if (rc != TW_OK)
+		tw_wipe(out, sizeof(*out));
+	latency(st, t0);
+	return rc;
+}
+
+static int resync_locked(struct tw_store *st, struct sub_rec *r, const uint8_t rand_[static 16],
+			 const uint8_t auts[static 14])
+{
+	struct tw_subscriber s;
+	uint8_t sqn_ms[6];
+	uint64_t seq_ms;
+	int64_t now = mono_ns() / 1000000000;
+	int rc;
+
+	if (alg_is_comp128(r->alg))
+		return TW_ERR_UNSUPPORTED;
+	/* rate limit first, and every attempt counts (a bad MAC-S too): AUTS
+	 * costs the AuC work and each accepted one moves SEQ_HE */
+	if (now - r->resync_start >= (int64_t)st->resync_window) {
+		r->resync_start = now;
+		r->resync_count = 0;
+	}
+	if (r->resync_count >= st->resync_max) {
+		atomic_fetch_add(&st->n_resyncs_refused, 1);
+		return TW_ERR_RANGE;
+	}
+	r->resync_count++;
+	rc = rec_unwrap(st, r, &s);
+	if (rc != TW_OK)
+		return store_io(st, TW_ERR_IO);
+	/* §6.3.5: SQN_MS = (SQN_MS ^ AK*) ^ f5*(RAND), MAC-S = f1*(SQN_MS,
+	 * RAND, AMF* = 0) checked in constant time (aka.c) */
+	rc = tw_aka_auts_verify(&s.keys.aka, rand_, auts, sqn_ms);
+	if (rc != TW_OK) {
+		if (rc == TW_ERR_AUTH)
+			atomic_fetch_add(&st->n_resyncs_bad_mac, 1);
+		goto out;
+	}
+	/* C.3 resets SEQ_HE to SEQ_MS; here never backwards (max), since going
+	 * back would reissue SQNs already sent in vectors */
+	seq_ms = tw_load_be48(sqn_ms) >> r->sqn.ind_bits;
+	if (seq_ms > r->sqn.seq_he) {
+		if (seq_ms >= r->reserved) /* beyond the mark: durable first */
+			rc = reserve(st, r, seq_ms);
+		else /* at or below the durable mark: a restart is past it already */
+			r->sqn.seq_he = seq_ms;
+	}
+	if (rc == TW_OK)
+		atomic_fetch_add(&st->n_resyncs, 1);
+out:
+	tw_wipe(&s, sizeof(s));
+	tw_wipe(sqn_ms, sizeof(sqn_ms));
+	return rc;
+}
+
+int tw_store_resync(struct tw_store *st, const char *imsi, const uint8_t rand_[static 16],
+		    const uint8_t auts[static 14])
+{
+	struct sub_rec *r;
+	int64_t t0 = mono_ns();
+	int rc = TW_ERR_STATE;
+
+	if (st == NULL || imsi == NULL || rand_ == NULL || auts == NULL)
+		return TW_ERR_INVAL;
+	for (int attempt = 0; attempt < 2 && rc == TW_ERR_STATE; attempt++) {
+		rc = rec_get(st, imsi, &r);
+		if (rc != TW_OK)
+			break;
+		rc = resync_locked(st, r, rand_, auts);
+		if (rc == TW_ERR_STATE)
+			rec_kill(st, r);
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (rc == TW_ERR_STATE)
+		rc = store_io(st, TW_ERR_IO);
+	latency(st, t0);
+	return rc;
+}
+
+int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t rands[][16],
+			  unsigned n, struct tw_eap_sim_triplet *out)
+{
+	struct tw_subscriber s;
+	struct sub_rec *r;
+	int64_t t0 = mono_ns();
+	int rc;
+
+	if (out == NULL || n < 1 || n > 3)
+		return TW_ERR_INVAL;
+	memset(out, 0, n * sizeof(*out));
+	if (st == NULL || imsi == NULL || rands == NULL)
+		return TW_ERR_INVAL;
+	rc = rec_get(st, imsi, &r);
+	if (rc != TW_OK)
+		goto out;
+	rc = rec_unwrap(st, r, &s);
+	pthread_mutex_unlock(&r->lock);
+	if (rc != TW_OK) {
+		rc = store_io(st, TW_ERR_IO);
+		goto out;
+	}
+	/* COMP128, or c2/c3 for a USIM subscriber (§6.8.1.2): no SQN used */
+	for (unsigned i = 0; rc == TW_OK && i < n; i++)
+		rc = tw_vecsrc_sim(&s, rands[i], &out[i]);
+	tw_wipe(&s, sizeof(s));
+	if (rc == TW_OK)
+		atomic_fetch_add(&st->n_triplets, n);
+	else
+		tw_wipe(out, n * sizeof(*out));
+out:
+	latency(st, t0);
+	return rc;
+}
+
+void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
+{
+	if (o == NULL)
+		return;
+	memset(o, 0, sizeof(*o));
+	if (st == NULL)
+		return;
+	o->vectors = atomic_load(&st->n_vectors);
+	o->triplets = atomic_load(&st->n_triplets);
+	o->resyncs = atomic_load(&st->n_resyncs);
+	o->resyncs_refused = atomic_load(&st->n_resyncs_refused);
+	o->resyncs_bad_mac = atomic_load(&st->n_resyncs_bad_mac);
+	o->reservations = atomic_load(&st->n_reservations);
+	o->io_errors = atomic_load(&st->n_io_errors);
+	o->latency_ns_sum = atomic_load(&st->n_lat_ns);
+	o->latency_count = atomic_load(&st->n_lat_count);
+	o->loaded = atomic_load(&st->n_loaded);
+}
+
+const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st)
+{
+	return st != NULL ? &st->ops : NULL;
+}
