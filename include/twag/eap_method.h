@@ -154,7 +154,10 @@ struct tw_eap_server_cfg {
 	bool result_ind;         /* offer AT_RESULT_IND (RFC 4187 §6.2) */
 	bool pseudonyms;         /* issue AT_NEXT_PSEUDONYM */
 	bool fast_reauth;        /* issue AT_NEXT_REAUTH_ID, accept re-auth */
-	uint16_t reauth_limit;   /* re-authentications per full authentication
+	uint16_t reauth_limit;   /* highest AT_COUNTER value allowed; the full
+				  * authentication counts as 1 (RFC 4187 §5.1),
+				  * so this allows reauth_limit - 1
+				  * re-authentications per full one; 1: none
 				  * (0: TW_EAP_DEFAULT_REAUTH_LIMIT) */
 	enum tw_eap_id_policy id_policy;
 	const char *realm;       /* realm of minted re-auth ids (NULL: none) */
