@@ -23,6 +23,10 @@
  *
  * Thread safety: after open, every function may be called from several
  * threads at once (per-subscriber locking; one writer connection).
+ *
+ * Other processes on the same file (the CLI, a second daemon): a
+ * subscriber they delete or replace stops being served from this store's
+ * memory within about 100 ms of their commit (not for a read-only store).
  */
 #ifndef TWAG_STORE_H
 #define TWAG_STORE_H
@@ -98,8 +102,11 @@ struct tw_store_sub_info {
 };
 
 /* Adds (or with replace, replaces) a subscriber: keys wrapped under the
- * KEK; SQN state from s->sqn (seq_he; reserved = seq_he). Returns TW_OK,
- * TW_ERR_STATE (exists and !replace), TW_ERR_IO, TW_ERR_INVAL. */
+ * KEK; SQN state from s->sqn (seq_he; reserved = seq_he), except that a
+ * replace never takes SEQ_HE below what the old row may have issued (C.1:
+ * no SQN twice; the next SQN is above all of them, whatever the IND
+ * lengths). Returns TW_OK, TW_ERR_STATE (exists and !replace), TW_ERR_IO,
+ * TW_ERR_INVAL. */
 TW_MUST_CHECK int tw_store_sub_put(struct tw_store *st, const struct tw_subscriber *s,
 				   bool replace);
 

@@ -29,12 +29,15 @@
 #include "twag/keywrap.h"
 
 /*
- * Re-auth state serialisation (format 1, 121 octets, then RFC 5649-wrapped):
- *   0 format(1) | 1 method | 2 imsi_len | 3..17 imsi (zero-padded) |
+ * Re-auth state serialisation (format 2, 129 octets, then RFC 5649-wrapped):
+ *   0 format(2) | 1 method | 2 imsi_len | 3..17 imsi (zero-padded) |
  *   18..19 counter (be16) | 20..35 k_encr | 36 k_aut_len | 37..68 k_aut |
- *   69..88 mk | 89..120 k_re
+ *   69..88 mk | 89..120 k_re | 121..128 gen (be64)
+ * gen is the subscriber row's generation when the state was stored: a
+ * replace (a new card, new keys) changes it, and the old card's fast
+ * re-authentication chain ends there (inside the wrap: not forgeable).
  */
-enum { SER_FORMAT = 1, EXPIRY_SWEEP_US = 60 * 1000000 };
+enum { SER_FORMAT = 2, EXPIRY_SWEEP_US = 60 * 1000000 };
 
 static int64_t wall_us(void)
 {
@@ -44,7 +47,8 @@ static int64_t wall_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-static void ser(const struct tw_eap_reauth_state *s, uint8_t b[static STORE_REAUTH_SER_LEN])
+static void ser(const struct tw_eap_reauth_state *s, int64_t gen,
+		uint8_t b[static STORE_REAUTH_SER_LEN])
 {
 	memset(b, 0, STORE_REAUTH_SER_LEN);
 	b[0] = SER_FORMAT;
@@ -57,6 +61,7 @@ static void ser(const struct tw_eap_reauth_state *s, uint8_t b[static STORE_REAU
 	memcpy(b + 37, s->k_aut, 32);
 	memcpy(b + 69, s->mk, 20);
 	memcpy(b + 89, s->k_re, 32);
+	tw_store_be64(b + 121, (uint64_t)gen);
 }
 
 static bool digits(const char *p, size_t n)
@@ -74,9 +79,11 @@ static bool state_ok(const struct tw_eap_reauth_state *s)
 	       digits(s->imsi, s->imsi_len) && (s->k_aut_len == 16 || s->k_aut_len == 32);
 }
 
-static int deser(const uint8_t b[static STORE_REAUTH_SER_LEN], struct tw_eap_reauth_state *s)
+static int deser(const uint8_t b[static STORE_REAUTH_SER_LEN], struct tw_eap_reauth_state *s,
+		 int64_t *gen)
 {
 	memset(s, 0, sizeof(*s));
+	*gen = (int64_t)tw_load_be64(b + 121);
 	if (b[0] != SER_FORMAT || b[2] > TW_IMSI_MAX_LEN)
 		return TW_ERR_DECODE;
 	s->method = b[1];
@@ -370,7 +377,9 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 {
 	struct tw_store *st = arg;
 	uint8_t plain[STORE_REAUTH_SER_LEN], wrapped[STORE_REAUTH_WRAP_LEN];
+	char imsi[TW_IMSI_MAX_LEN + 1];
 	size_t wlen = 0;
+	int64_t gen;
 	int rc;
 
 	if (st == NULL || id == NULL || len == 0 || len > TW_EAP_ID_MAX || s == NULL ||
@@ -378,7 +387,13 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
-	ser(s, plain);
+	memcpy(imsi, s->imsi, s->imsi_len);
+	imsi[s->imsi_len] = '\0';
+	/* an unknown subscriber: stored, but never found again (gen -1) */
+	rc = store_sub_gen(st, imsi, &gen);
+	if (rc != TW_OK && rc != TW_ERR_NOTFOUND)
+		return rc;
+	ser(s, gen, plain);
 	/* RFC 5649 §4.1: wrapped at once; the plain form lives only here */
 	rc = tw_keywrap_wrap_pad_ctx(&st->kek, wrapped, sizeof(wrapped), &wlen, plain,
 				     sizeof(plain));
@@ -407,10 +422,11 @@ static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
 			 struct tw_eap_reauth_state *s)
 {
 	struct tw_store *st = arg;
-	struct tw_store_sub_info info;
 	struct ident_ent e;
 	uint8_t plain[STORE_REAUTH_WRAP_LEN];
+	char imsi[TW_IMSI_MAX_LEN + 1];
 	size_t plen = 0;
+	int64_t gen = -1, now_gen = -1;
 	int rc;
 
 	if (st == NULL || id == NULL || s == NULL)
@@ -431,14 +447,18 @@ static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
 	if (rc == TW_OK && plen != STORE_REAUTH_SER_LEN)
 		rc = TW_ERR_DECODE;
 	if (rc == TW_OK)
-		rc = deser(plain, s);
+		rc = deser(plain, s, &gen);
 	if (rc != TW_OK) {
 		rc = store_io(st, TW_ERR_IO); /* a row we did not write */
 		goto out;
 	}
-	/* a subscriber deleted since the full authentication gets no fast
-	 * re-authentication either */
-	rc = tw_store_sub_info(st, s->imsi, &info);
+	/* a subscriber deleted or replaced (a new card) since the full
+	 * authentication gets no fast re-authentication either */
+	memcpy(imsi, s->imsi, s->imsi_len);
+	imsi[s->imsi_len] = '\0';
+	rc = store_sub_gen(st, imsi, &now_gen);
+	if (rc == TW_OK && now_gen != gen)
+		rc = TW_ERR_NOTFOUND;
 	if (rc == TW_ERR_NOTFOUND && !st->read_only)
 		(void)reauth_remove(st, id, len);
 out:
@@ -637,6 +657,8 @@ static void *flusher(void *arg)
 			/* counted in io_errors; the entries stay dirty and the
 			 * next round retries */
 		}
+		/* subscribers deleted/replaced by another process (store.c) */
+		store_poll_changes(st);
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);

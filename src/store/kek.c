@@ -2,8 +2,8 @@
  * twag — the store's key-encryption key (KEK): 256 bits for AES key wrap
  * (RFC 3394 / RFC 5649), never kept in the database. Sources, first match
  * wins: --kek-file, the TWAG_KEK environment variable, "<db>.kek" beside
- * the database (created on first use, 0600, O_EXCL so two starters never
- * write two different keys).
+ * the database (created on first use, 0600, written aside and linked in so
+ * two starters never write two different keys nor read a half-written one).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -131,21 +131,52 @@ static int kek_read(const char *path, uint8_t kek[static 32], char *errbuf,
 	return rc;
 }
 
-/* A fresh KEK in a new file: O_EXCL, so of two processes starting at once
- * one creates and the other finds EEXIST and reads it. */
+/* fsync of the directory holding path, so a new name in it survives a
+ * crash (the KEK must outlive the database it protects). */
+static int sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path) + 1);
+	int fd, rc = TW_ERR_IO;
+
+	if (d == NULL)
+		return TW_ERR_NOMEM;
+	fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (fsync(fd) == 0)
+			rc = TW_OK;
+		close(fd);
+	}
+	free(d);
+	return rc;
+}
+
+/*
+ * A fresh KEK in a new file. Written whole to a private temporary file
+ * (mkostemp: 0600, O_EXCL) and only then linked to path: link(2) fails
+ * with EEXIST when path exists, so of two processes starting at once one
+ * publishes its KEK and the other reads that one, and nobody ever reads a
+ * file still being written (O_EXCL on path itself left that window open:
+ * the loser read an empty file and failed). A crash leaves at most a
+ * temporary file, never an empty path.kek.
+ */
 static int kek_create(const char *path, uint8_t kek[static 32], char *errbuf,
 		      size_t errbuf_len)
 {
 	char hex[KEK_HEX + 2];
-	int fd, rc = TW_OK;
+	char *tmp = NULL;
+	int fd = -1, rc = TW_OK;
 	size_t off = 0;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
+		say(errbuf, errbuf_len, "out of memory");
+		return TW_ERR_NOMEM;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		if (errno == EEXIST)
-			return kek_read(path, kek, errbuf, errbuf_len);
 		say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path, strerror(errno));
-		return TW_ERR_IO;
+		rc = TW_ERR_IO;
+		goto out;
 	}
 	rc = store_random(kek, TW_STORE_KEK_LEN);
 	if (rc != TW_OK) {
@@ -165,18 +196,38 @@ static int kek_create(const char *path, uint8_t kek[static 32], char *errbuf,
 		}
 		off += (size_t)w;
 	}
-	/* the mode asked for may be narrowed by umask, never widened; fsync
-	 * so the KEK survives a crash with the database it protects */
+	/* mkostemp makes it 0600 already; fsync so the KEK survives a crash
+	 * with the database it protects */
 	if (rc == TW_OK && (fchmod(fd, 0600) != 0 || fsync(fd) != 0))
 		rc = TW_ERR_IO;
-	if (rc != TW_OK)
-		say(errbuf, errbuf_len, "KEK file %s: cannot write: %s", path, strerror(errno));
-out:
-	close(fd);
 	if (rc != TW_OK) {
-		unlink(path);
-		tw_wipe(kek, TW_STORE_KEK_LEN);
+		say(errbuf, errbuf_len, "KEK file %s: cannot write: %s", path, strerror(errno));
+		goto out;
 	}
+	if (link(tmp, path) != 0) {
+		if (errno == EEXIST) {
+			/* another starter won: use its KEK */
+			tw_wipe(kek, TW_STORE_KEK_LEN);
+			rc = kek_read(path, kek, errbuf, errbuf_len);
+		} else {
+			say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path,
+			    strerror(errno));
+			rc = TW_ERR_IO;
+		}
+		goto out;
+	}
+	if (sync_dir(path) != TW_OK) {
+		say(errbuf, errbuf_len, "KEK file %s: cannot sync its directory", path);
+		rc = TW_ERR_IO; /* the file stays: it may be durable, and is the KEK */
+	}
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(tmp);
+	if (rc != TW_OK)
+		tw_wipe(kek, TW_STORE_KEK_LEN);
 	tw_wipe(hex, sizeof(hex));
 	return rc;
 }

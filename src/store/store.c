@@ -16,7 +16,11 @@
  * Other processes may use the same file (the CLI while twagd runs, or two
  * daemons): a reservation reads the mark inside its write transaction and
  * starts above whatever anybody reserved; a row replaced or deleted under
- * us is noticed by its generation number (gen) and reloaded.
+ * us is noticed by its generation number (gen) and reloaded: at the next
+ * reservation, and, for every use, within a poll period of the other
+ * connection's commit (store_poll_changes), so a subscriber deleted with
+ * the CLI stops authenticating at once, not when its block runs out. A
+ * replace never takes SEQ_HE below what the old row may have issued.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -360,13 +364,38 @@ static struct sub_rec *chain_find(struct tw_store *st, size_t b, const char *ims
 	return NULL;
 }
 
-/* The cached record of imsi, locked and alive, or NULL. */
+static void rec_kill(struct tw_store *st, struct sub_rec *r);
+
+/* Is r (locked) still its row? TW_OK; TW_ERR_STATE (deleted or replaced,
+ * e.g. by another process); TW_ERR_IO (cannot tell now: r is used as it
+ * is and checked again at its next use). */
+static int rec_check(struct tw_store *st, struct sub_rec *r)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->db_lock);
+	sqlite3_bind_text(st->q_resv_sel, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
+	rc = sqlite3_step(st->q_resv_sel);
+	if (rc == SQLITE_ROW)
+		rc = sqlite3_column_int64(st->q_resv_sel, 1) == r->gen ? TW_OK : TW_ERR_STATE;
+	else
+		rc = rc == SQLITE_DONE ? TW_ERR_STATE : store_io(st, TW_ERR_IO);
+	sqlite3_reset(st->q_resv_sel);
+	sqlite3_clear_bindings(st->q_resv_sel);
+	pthread_mutex_unlock(&st->db_lock);
+	return rc;
+}
+
+/* The cached record of imsi, locked, alive and (as of the last change
+ * seen) still its row, or NULL. */
 static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t len)
 {
 	size_t b = bucket_of(st, imsi, len);
+	uint64_t e = atomic_load(&st->epoch);
 
 	for (;;) {
 		struct sub_rec *r;
+		int rc;
 
 		pthread_mutex_lock(stripe_of(st, b));
 		r = chain_find(st, b, imsi, len);
@@ -374,10 +403,22 @@ static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t 
 		if (r == NULL)
 			return NULL;
 		pthread_mutex_lock(&r->lock);
-		if (!r->dead)
+		if (r->dead) {
+			/* killed between the two locks: it is unlinked by now */
+			pthread_mutex_unlock(&r->lock);
+			continue;
+		}
+		if (r->epoch >= e) /* checked since the last change seen */
 			return r;
-		/* killed between the two locks: it is unlinked by now */
+		/* the database changed since r was last checked */
+		rc = rec_check(st, r);
+		if (rc == TW_OK)
+			r->epoch = e;
+		if (rc != TW_ERR_STATE)
+			return r;
+		rec_kill(st, r); /* the caller loads the row (or finds none) */
 		pthread_mutex_unlock(&r->lock);
+		return NULL;
 	}
 }
 
@@ -419,7 +460,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 {
 	struct sub_rec *r, *other;
 	size_t len, b;
-	uint64_t seq;
+	uint64_t seq, epoch;
 	int rc;
 
 	*out = NULL;
@@ -433,6 +474,10 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return TW_ERR_NOMEM;
+	/* read before the row: a change committed after it bumps the epoch,
+	 * so this record is checked again at its next use */
+	epoch = atomic_load(&st->epoch);
+	r->epoch = epoch;
 	pthread_mutex_lock(&st->db_lock);
 	rc = row_read(st, st->q_load, imsi, len, r);
 	pthread_mutex_unlock(&st->db_lock);
@@ -556,6 +601,27 @@ out:
 		store_rollback(st);
 	pthread_mutex_unlock(&st->db_lock);
 	return store_io(st, rc);
+}
+
+/* See store_internal.h: another connection's commit bumps st->epoch. An
+ * unreadable data_version counts as a change (records then check their
+ * rows, and keep being used when that fails too). */
+void store_poll_changes(struct tw_store *st)
+{
+	int rc;
+
+	if (st->q_data_version == NULL)
+		return;
+	pthread_mutex_lock(&st->db_lock);
+	rc = sqlite3_step(st->q_data_version);
+	if (rc != SQLITE_ROW) {
+		atomic_fetch_add(&st->epoch, 1);
+	} else if (sqlite3_column_int64(st->q_data_version, 0) != st->data_version) {
+		st->data_version = sqlite3_column_int64(st->q_data_version, 0);
+		atomic_fetch_add(&st->epoch, 1);
+	}
+	sqlite3_reset(st->q_data_version);
+	pthread_mutex_unlock(&st->db_lock);
 }
 
 /* ---- open / close -------------------------------------------------------- */
@@ -778,8 +844,11 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 		SQLITE_OPEN_FULLMUTEX;
 	rc = sqlite3_open_v2(o->path, &st->db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		say(errbuf, errbuf_len, "%s: %s", o->path,
-		    st->db != NULL ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc));
+		int en = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
+
+		say(errbuf, errbuf_len, "%s: %s%s%s", o->path,
+		    st->db != NULL ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc),
+		    en != 0 ? ": " : "", en != 0 ? strerror(en) : "");
 		rc = rc == SQLITE_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO;
 		goto fail;
 	}
@@ -822,6 +891,13 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 			     "UPDATE subscriber SET seq_he = ?2, sqn_reserved = ?2"
 			     " WHERE imsi = ?1 AND gen = ?3 AND sqn_reserved = ?4", errbuf,
 			     errbuf_len);
+	if (rc == TW_OK)
+		rc = prepare(st, &st->q_data_version, "PRAGMA data_version", errbuf, errbuf_len);
+	if (rc == TW_OK) {
+		if (sqlite3_step(st->q_data_version) == SQLITE_ROW)
+			st->data_version = sqlite3_column_int64(st->q_data_version, 0);
+		sqlite3_reset(st->q_data_version);
+	}
 	if (rc != TW_OK)
 		goto fail;
 
@@ -891,7 +967,8 @@ void tw_store_close(struct tw_store *st)
 		return;
 
 	sqlite3_stmt **qs[] = { &st->q_load, &st->q_resv_sel, &st->q_resv_upd, &st->q_close_upd,
-				&st->q_begin, &st->q_commit, &st->q_rollback };
+				&st->q_begin, &st->q_commit, &st->q_rollback,
+				&st->q_data_version };
 
 	store_ident_stop(st);
 	write_back(st);
@@ -1001,6 +1078,46 @@ static int sub_to_row(struct tw_store *st, const struct tw_subscriber *s, struct
 	return rc;
 }
 
+/*
+ * A replace keeps C.1 (no SQN twice) with the keys it may keep: the old
+ * row (SEQ up to max(seq_he, sqn_reserved) with an IND of ob bits, so
+ * every SQN it issued is below (hi + 1) << ob) sets a floor under the new
+ * SEQ_HE (IND of nb bits): the next SQN, (SEQ_HE + 1) << nb, must be at
+ * least that bound. Raising SEQ_HE is harmless to a new card too (C.2.2
+ * accepts any SEQ within Δ of what it has seen). TW_OK with *seq_he
+ * raised if needed; TW_ERR_IO. A row this code cannot read sets no floor
+ * (a replace is how an operator repairs it).
+ */
+static int replace_floor(sqlite3_stmt *q, const char *imsi,
+			 unsigned nb, sqlite3_int64 *seq_he)
+{
+	int rc;
+
+	sqlite3_bind_text(q, 1, imsi, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		sqlite3_int64 a = sqlite3_column_int64(q, 0), b = sqlite3_column_int64(q, 1);
+		int ob = sqlite3_column_int(q, 2);
+		uint64_t hi = (uint64_t)(a > b ? a : b), bound, need;
+
+		if (a >= 0 && b >= 0 && ob >= 0 && ob <= TW_SQN_IND_BITS_MAX &&
+		    hi <= seq_limit((unsigned)ob)) {
+			bound = (hi + 1) << ob; /* <= 2^48 */
+			need = ((bound + ((uint64_t)1 << nb) - 1) >> nb) - 1;
+			if (need > seq_limit(nb))
+				need = seq_limit(nb); /* exhausted: TW_ERR_RANGE, no reuse */
+			if ((uint64_t)*seq_he < need)
+				*seq_he = (sqlite3_int64)need;
+		}
+		rc = TW_OK;
+	} else {
+		rc = rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	}
+	sqlite3_reset(q);
+	sqlite3_clear_bindings(q);
+	return rc;
+}
+
 static void sub_invalidate(struct tw_store *st, const char *imsi)
 {
 	size_t len;
@@ -1018,7 +1135,7 @@ static void sub_invalidate(struct tw_store *st, const char *imsi)
 int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, size_t n,
 			  bool replace, size_t *bad)
 {
-	sqlite3_stmt *q = NULL;
+	sqlite3_stmt *q = NULL, *q_old = NULL;
 	struct row w;
 	size_t i = 0;
 	int rc;
@@ -1040,9 +1157,15 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 					  " ind_bits, seq_he, sqn_reserved, gen) VALUES"
 					  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)",
 				-1, &q, NULL);
+	if (rc == SQLITE_OK && replace)
+		rc = sqlite3_prepare_v2(st->db,
+					"SELECT seq_he, sqn_reserved, ind_bits FROM subscriber"
+					" WHERE imsi = ?1", -1, &q_old, NULL);
 	rc = rc == SQLITE_OK ? store_begin(st) : TW_ERR_IO;
 	for (i = 0; rc == TW_OK && i < n; i++) {
 		rc = sub_to_row(st, &s[i], &w);
+		if (rc == TW_OK && replace)
+			rc = replace_floor(q_old, s[i].imsi, (unsigned)w.ind_bits, &w.seq_he);
 		if (rc != TW_OK)
 			break;
 		sqlite3_bind_text(q, 1, s[i].imsi, -1, SQLITE_TRANSIENT);
@@ -1073,6 +1196,7 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 	if (rc != TW_OK)
 		store_rollback(st);
 	sqlite3_finalize(q);
+	sqlite3_finalize(q_old);
 	pthread_mutex_unlock(&st->db_lock);
 	tw_wipe(&w, sizeof(w));
 	if (rc != TW_OK) {
@@ -1080,7 +1204,9 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 			*bad = i;
 		return store_io(st, rc);
 	}
-	/* a loaded record still has the old keys and SQN: drop it */
+	/* a loaded record still has the old keys and SQN: drop it; one loaded
+	 * from the old row concurrently is checked again (epoch) */
+	atomic_fetch_add(&st->epoch, 1);
 	for (i = 0; i < n; i++)
 		sub_invalidate(st, s[i].imsi);
 	return TW_OK;
@@ -1133,6 +1259,8 @@ int tw_store_sub_del(struct tw_store *st, const char *imsi)
 		rc = store_commit(st);
 	if (rc != TW_OK)
 		store_rollback(st);
+	if (rc == TW_OK)
+		atomic_fetch_add(&st->epoch, 1); /* a concurrent load rechecks */
 	pthread_mutex_unlock(&st->db_lock);
 	if (r != NULL) {
 		if (rc == TW_OK)
@@ -1183,6 +1311,16 @@ static int rec_snapshot(struct tw_store *st, const char *imsi, struct sub_rec *o
 		out->sqn.ind_count = 1;
 		out->sqn.ind_next = 0;
 	}
+	return rc;
+}
+
+int store_sub_gen(struct tw_store *st, const char *imsi, int64_t *gen)
+{
+	struct sub_rec r;
+	int rc = rec_snapshot(st, imsi, &r);
+
+	*gen = rc == TW_OK ? r.gen : -1;
+	tw_wipe(&r, sizeof(r));
 	return rc;
 }
 

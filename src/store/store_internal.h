@@ -33,8 +33,8 @@ enum {
 	STORE_IDENT_CACHE_DEFAULT = 16384,
 	STORE_REAUTH_TTL_DEFAULT = 86400,
 	/* re-auth state: fixed serialisation (ident.c), RFC 5649-wrapped */
-	STORE_REAUTH_SER_LEN = 121,
-	STORE_REAUTH_WRAP_LEN = 136,  /* 8 + 121 rounded up to 8 */
+	STORE_REAUTH_SER_LEN = 129,
+	STORE_REAUTH_WRAP_LEN = 144,  /* 8 + 129 rounded up to 8 */
 	STORE_PSEUDONYMS_KEPT = 2,    /* per IMSI: the newest and the one before */
 };
 
@@ -61,6 +61,7 @@ struct sub_rec {
 	int64_t gen;               /* row generation: a replace changes it */
 	int64_t resync_start;      /* rate-limit window start (monotonic s) */
 	unsigned resync_count;
+	uint64_t epoch;            /* st->epoch when last known to match its row */
 };
 
 /* One pseudonym or re-auth id in the bounded identity table (ident.c). */
@@ -125,6 +126,13 @@ struct tw_store {
 	/* prepared statements (under db_lock) */
 	sqlite3_stmt *q_load, *q_resv_sel, *q_resv_upd, *q_close_upd;
 	sqlite3_stmt *q_begin, *q_commit, *q_rollback;
+	sqlite3_stmt *q_data_version;
+	/* commits by other connections (store_poll_changes): data_version as
+	 * last seen (db_lock), and an epoch bumped on every change seen or
+	 * made by a put/del here; a cached record whose epoch differs checks
+	 * its row's gen before it is used again */
+	sqlite3_int64 data_version;
+	_Atomic uint64_t epoch;
 
 	struct ident_table id;
 	struct {
@@ -165,6 +173,14 @@ TW_MUST_CHECK int store_ident_flush(struct tw_store *st);
 /* Drops the pseudonyms of a deleted subscriber from memory (its rows are
  * deleted with it; re-auth ids are refused by reauth_lookup). */
 void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_len);
+
+/* Notices commits of other connections (PRAGMA data_version): called by
+ * the write-behind thread every STORE_FLUSH_MS. Takes db_lock. */
+void store_poll_changes(struct tw_store *st);
+
+/* The generation of imsi's row (changed by every replace): re-auth state
+ * is bound to it (ident.c). TW_OK, TW_ERR_NOTFOUND, TW_ERR_IO, TW_ERR_INVAL. */
+TW_MUST_CHECK int store_sub_gen(struct tw_store *st, const char *imsi, int64_t *gen);
 
 /* getrandom(2), all of len. TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_random(void *out, size_t len);

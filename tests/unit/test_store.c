@@ -310,6 +310,80 @@ static void test_kek(void)
 	unlink(f);
 }
 
+/*
+ * Starters racing to create <db>.kek (twagd and the CLI at first use): each
+ * one gets the same complete KEK, none sees a half-written file, and no
+ * temporary file is left beside it.
+ */
+static void test_kek_race(void)
+{
+	enum { KIDS = 6, ROUNDS = 40, RES = 33 };
+	char f[160];
+	int failed = 0, differ = 0;
+
+	snprintf(f, sizeof(f), "%s.kek", db);
+	for (int round = 0; round < ROUNDS; round++) {
+		uint8_t res[KIDS][RES], k0[32];
+		int go[2], out[2];
+		size_t got = 0;
+
+		unlink(f);
+		if (!CHECK(pipe(go) == 0 && pipe(out) == 0))
+			return;
+		fflush(NULL);
+		for (int i = 0; i < KIDS; i++) {
+			pid_t pid = fork();
+
+			if (pid == 0) {
+				uint8_t rec[RES];
+				char ch;
+
+				alarm(10);
+				close(go[1]);
+				/* all start at once: when the parent closes go */
+				(void)!read(go[0], &ch, 1);
+				memset(rec, 0, sizeof(rec));
+				rec[0] = tw_store_kek_load(NULL, db, true, rec + 1, NULL, 0) == TW_OK
+						 ? 1 : 0;
+				(void)!write(out[1], rec, RES);
+				_exit(0);
+			}
+		}
+		close(go[0]);
+		close(out[1]);
+		close(go[1]);
+		while (got < sizeof(res)) {
+			ssize_t r = read(out[0], (uint8_t *)res + got, sizeof(res) - got);
+
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		close(out[0]);
+		while (wait(NULL) > 0)
+			;
+		if (!CHECK(got == sizeof(res)))
+			break;
+		CHECK_OK(tw_store_kek_load(f, NULL, false, k0, NULL, 0));
+		for (int i = 0; i < KIDS; i++) {
+			failed += res[i][0] != 1;
+			differ += memcmp(res[i] + 1, k0, 32) != 0;
+		}
+	}
+	CHECK(failed == 0 && differ == 0);
+	if (failed != 0 || differ != 0)
+		fprintf(stderr, "  %d of %d starters failed, %d got another KEK\n", failed,
+			KIDS * ROUNDS, differ);
+	unlink(f);
+	/* nothing else beside the database */
+	{
+		char cmd[200];
+
+		snprintf(cmd, sizeof(cmd), "ls -A %s | grep -q kek", dir);
+		CHECK(system(cmd) != 0);
+	}
+}
+
 /* A database created under one KEK is refused under another. */
 static void test_open(void)
 {
@@ -459,12 +533,17 @@ static void test_provisioning(void)
 	CHECK(seen[6][0] == '\0');
 	CHECK(tw_store_sub_list(st, stop_cb, NULL) == 7);
 
-	/* exists: refused without replace; replace changes the keys */
+	/* exists: refused without replace; replace changes the keys, but not
+	 * the SQN below the old row's 41 (test_replace_sqn) */
 	CHECK_ERR(tw_store_sub_put(st, &subs[0], false), TW_ERR_STATE);
 	make_milenage(&tmp, imsis[0], amf, 5);
 	CHECK_OK(tw_store_sub_put(st, &tmp, true));
 	CHECK_OK(tw_store_sub_get(st, imsis[0], &got));
-	CHECK(keys_equal(&got, &tmp) && got.sqn.seq_he == 5);
+	CHECK(keys_equal(&got, &tmp) && got.sqn.seq_he == 41);
+	make_milenage(&tmp, imsis[0], amf, 77);
+	CHECK_OK(tw_store_sub_put(st, &tmp, true));
+	CHECK_OK(tw_store_sub_get(st, imsis[0], &got));
+	CHECK(keys_equal(&got, &tmp) && got.sqn.seq_he == 77);
 
 	/* put_many: all or nothing, the culprit named */
 	{
@@ -1192,10 +1271,10 @@ static void test_identity(void)
 
 		wl = raw_blob("SELECT state FROM reauth WHERE id = ?1", ID("8reauth-1@wlan.example"),
 			      w, sizeof(w));
-		CHECK(wl == 136);
+		CHECK(wl == 144);
 		/* RFC 5649 under the KEK: the serialisation with K_encr at 20 */
 		CHECK_OK(tw_keywrap_unwrap_pad(plain, sizeof(plain), &pl, kek, 32, w, wl));
-		CHECK(pl == 121 && memcmp(plain + 20, r1.k_encr, 16) == 0 &&
+		CHECK(pl == 129 && memcmp(plain + 20, r1.k_encr, 16) == 0 &&
 		      memcmp(plain + 37, r1.k_aut, 32) == 0);
 		CHECK(raw_blob("SELECT state FROM reauth WHERE id = ?1",
 			       ID("4reauth-2@wlan.example"), w, sizeof(w)) == 0);
@@ -1237,9 +1316,32 @@ static void test_identity(void)
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-b"), out, &n), TW_ERR_NOTFOUND);
 	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-c"), out, &n));
 	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-d"), out, &n));
+	/* a replaced subscriber (a new card: new keys) keeps no fast
+	 * re-authentication of the old one, in memory or after a reopen */
+	random_state(&r2, imsi, 23);
+	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-6@wlan.example"), &r2));
+	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-7@wlan.example"), &r2));
+	usleep(300000); /* -7 written behind: looked up from its row below */
+	{
+		struct tw_subscriber s2;
+
+		make_milenage(&s2, imsi, amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &s2, true));
+		tw_wipe(&s2, sizeof(s2));
+	}
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-6@wlan.example"), &got),
+		  TW_ERR_NOTFOUND);
+	tw_store_close(st);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-7@wlan.example"), &got),
+		  TW_ERR_NOTFOUND);
 	/* deleting the subscriber removes its pseudonyms and re-auth ids */
 	random_state(&r2, imsi, 23);
 	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-5@wlan.example"), &r2));
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reauth-5@wlan.example"), &got));
 	CHECK_OK(tw_store_sub_del(st, imsi));
 	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-5@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
@@ -1320,6 +1422,151 @@ static void test_identity(void)
 	tw_eap_reauth_state_wipe(&r2);
 	tw_eap_reauth_state_wipe(&got);
 	tw_wipe(&s, sizeof(s));
+}
+
+/*
+ * Another process (the CLI beside twagd) deletes or replaces subscribers
+ * this store has loaded: within a poll period (~100 ms) the change is seen.
+ * A deleted subscriber gets no vector, no triplet and no fast
+ * re-authentication any more (before: until the SQN block ran out, and for
+ * COMP128 until restart); a replaced one is served with its new keys.
+ */
+static void test_other_process(void)
+{
+	struct tw_store_opts o = opts_default();
+	struct tw_subscriber m, m2, d, c;
+	struct tw_eap_aka_vec v;
+	struct tw_eap_sim_triplet tr[2];
+	struct tw_eap_reauth_state rs, got;
+	const struct tw_eap_identity_ops *ops;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint8_t rand_[16], rands[2][16];
+	char im[16], id[16], ic[16];
+	struct tw_store *a = NULL, *b = NULL;
+
+	db_remove();
+	a = open_with(&o);
+	b = open_with(&o);
+	if (a == NULL || b == NULL)
+		goto out;
+	random_imsi(im);
+	random_imsi(id);
+	random_imsi(ic);
+	id[5] = im[5] == '9' ? '8' : (char)(im[5] + 1);
+	ic[5] = id[5] == '9' ? '7' : (char)(id[5] + 1);
+	make_milenage(&m, im, amf, 10);
+	make_milenage(&d, id, amf, 10);
+	make_comp128(&c, ic, 1);
+	CHECK_OK(tw_store_sub_put(b, &m, false));
+	CHECK_OK(tw_store_sub_put(b, &d, false));
+	CHECK_OK(tw_store_sub_put(b, &c, false));
+	/* loaded in a, a re-auth context for d */
+	tw_test_random(rand_, 16);
+	tw_test_random(rands, sizeof(rands));
+	CHECK_OK(tw_store_aka_vector(a, im, false, rand_, &v));
+	CHECK(sqn_of(&m, rand_, v.autn) >> 5 == 11);
+	CHECK_OK(tw_store_aka_vector(a, id, false, rand_, &v));
+	CHECK_OK(tw_store_sim_triplets(a, ic, (const uint8_t(*)[16])rands, 2, tr));
+	ops = tw_store_identity_ops(a);
+	random_state(&rs, id, 23);
+	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-x@wlan.example"), &rs));
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reauth-x@wlan.example"), &got));
+
+	/* the other process: d and c deleted, m replaced with new keys */
+	CHECK_OK(tw_store_sub_del(b, id));
+	CHECK_OK(tw_store_sub_del(b, ic));
+	make_milenage(&m2, im, amf, 4000);
+	CHECK_OK(tw_store_sub_put(b, &m2, true));
+	usleep(400000);
+
+	CHECK_ERR(tw_store_sim_triplets(a, ic, (const uint8_t(*)[16])rands, 2, tr),
+		  TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_store_aka_vector(a, id, false, rand_, &v), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-x@wlan.example"), &got),
+		  TW_ERR_NOTFOUND);
+	tw_test_random(rand_, 16);
+	CHECK_OK(tw_store_aka_vector(a, im, false, rand_, &v));
+	CHECK(sqn_of(&m, rand_, v.autn) == 0);          /* not the old keys ... */
+	CHECK(sqn_of(&m2, rand_, v.autn) >> 5 == 4001); /* ... the new ones */
+out:
+	tw_store_close(a);
+	tw_store_close(b);
+	tw_wipe(&m, sizeof(m));
+	tw_wipe(&m2, sizeof(m2));
+	tw_wipe(&d, sizeof(d));
+	tw_wipe(&c, sizeof(c));
+	tw_eap_reauth_state_wipe(&rs);
+	tw_eap_reauth_state_wipe(&got);
+}
+
+/*
+ * A replace (same keys: a changed AMF, an import run again, or `--sqn`
+ * copied from `twag subscriber show` while twagd runs) never takes the SQN
+ * back below what the old row may have issued (C.1: never twice): in this
+ * process, from another one, and with a different IND length.
+ */
+static void test_replace_sqn(void)
+{
+	struct tw_store_opts o = opts_default();
+	struct tw_subscriber s, r;
+	struct tw_eap_aka_vec v;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint8_t rand_[16];
+	uint64_t last = 0, sqn;
+	struct tw_store *a = NULL, *b = NULL;
+	char imsi[16];
+
+	db_remove();
+	o.sqn_block = 4;
+	a = open_with(&o);
+	b = open_with(&o);
+	if (a == NULL || b == NULL)
+		goto out;
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 100);
+	CHECK_OK(tw_store_sub_put(a, &s, false));
+	for (int round = 0; round < 3; round++) {
+		struct tw_store *via = round == 1 ? b : a;
+
+		for (int i = 0; i < 6; i++) {
+			tw_test_random(rand_, 16);
+			CHECK_OK(tw_store_aka_vector(a, imsi, i & 1, rand_, &v));
+			sqn = sqn_of(&s, rand_, v.autn);
+			CHECK(sqn > last);
+			last = sqn;
+		}
+		/* the same keys, an SQN from the past; round 2: IND of 0 bits */
+		r = s;
+		CHECK_OK(tw_sqn_he_init(&r.sqn, round == 2 ? 0 : TW_SQN_IND_BITS_DEFAULT, 0, 1,
+					round == 2 ? 7 : 50));
+		CHECK_OK(tw_store_sub_put(via, &r, true));
+		if (via == b)
+			usleep(400000);
+		tw_test_random(rand_, 16);
+		CHECK_OK(tw_store_aka_vector(a, imsi, false, rand_, &v));
+		sqn = sqn_of(&s, rand_, v.autn);
+		CHECK(sqn > last);
+		last = sqn;
+	}
+	/* a new subscriber (nothing replaced) still starts where it is told */
+	{
+		char other[16];
+
+		random_imsi(other);
+		other[5] = imsi[5] == '9' ? '8' : (char)(imsi[5] + 1);
+		r = s;
+		memcpy(r.imsi, other, 16);
+		CHECK_OK(tw_sqn_he_init(&r.sqn, TW_SQN_IND_BITS_DEFAULT, 0, 1, 3));
+		CHECK_OK(tw_store_sub_put(a, &r, true));
+		tw_test_random(rand_, 16);
+		CHECK_OK(tw_store_aka_vector(a, other, false, rand_, &v));
+		CHECK(sqn_of(&s, rand_, v.autn) >> 5 == 4);
+	}
+out:
+	tw_store_close(a);
+	tw_store_close(b);
+	tw_wipe(&s, sizeof(s));
+	tw_wipe(&r, sizeof(r));
 }
 
 /* ---- threads ----------------------------------------------------------- */
@@ -1429,6 +1676,7 @@ void test_main(void)
 	tw_test_random(kek, sizeof(kek));
 
 	test_kek();
+	test_kek_race();
 	test_open();
 	test_provisioning();
 	test_vectors();
@@ -1436,6 +1684,8 @@ void test_main(void)
 	test_two_stores();
 	test_resync();
 	test_identity();
+	test_other_process();
+	test_replace_sqn();
 	test_threads();
 	test_kill9();
 
