@@ -2,7 +2,8 @@
 #
 #   make            build libtwag.a, the twag CLI and the tests
 #   make test       install missing Debian packages, build, run every test
-#   make run        the main job (for now: CLI help and a worked example)
+#   make run        the main job: twagd on 127.0.0.1:1812 with a demo store
+#   make demo       CLI help and a worked Milenage example
 #   make bench      the benchmark
 #   make SANITIZER=address|undefined test
 #
@@ -72,7 +73,7 @@ FUZZ_DIR ?= build-fuzz
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/cpu_levels.o \
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
-.PHONY: all test test-run run bench deps clean objs fuzz
+.PHONY: all test test-run run demo bench bench-gateway deps clean objs fuzz
 all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
@@ -141,8 +142,21 @@ test-run: all
 
 run:
 	@scripts/deps.sh build
+	@$(MAKE) --no-print-directory $(TWAG) $(TWAGD)
+	@scripts/run-gateway.sh $(BUILD)
+
+# The worked CLI example (help text and TS 35.208 set 1 through the CLI).
+demo:
+	@scripts/deps.sh build
 	@$(MAKE) --no-print-directory $(TWAG)
 	@scripts/demo.sh $(BUILD)
+
+# twagd vs FreeRADIUS (EAP-SIM, radeapclient) and twagd EAP-AKA' under
+# twag-load: bench/GATEWAY.md.
+bench-gateway:
+	@scripts/deps.sh bench
+	@$(MAKE) --no-print-directory $(TWAG) $(TWAGD) $(LOAD)
+	@bench/gateway.sh $(BUILD)
 
 bench:
 	@scripts/deps.sh bench

@@ -16,8 +16,10 @@ tally() { # $1 = output of one program, $2 = its exit status, $3 = label
 		broken=$((broken + 1))
 		return
 	fi
-	p=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\1/' <<<"$line")
-	f=$(sed -E 's/.* ([0-9]+) passed, ([0-9]+) failed.*/\2/' <<<"$line")
+	line=$(grep -oE '[0-9]+ passed, [0-9]+ failed' <<<"$line" | tail -n 1)
+	p=${line%% passed*}
+	f=${line#*passed, }
+	f=${f%% failed*}
 	pass=$((pass + p))
 	fail=$((fail + f))
 	if [ "$2" -ne 0 ] && [ "$f" -eq 0 ]; then

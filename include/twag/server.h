@@ -1,0 +1,456 @@
+/*
+ * twag — twagd, the RADIUS/EAP gateway: the parts of the daemon that are
+ * unit-tested on their own (configuration and the client table, the EAP
+ * session table, the RADIUS duplicate cache, metrics text, logs) and its
+ * entry point.
+ *
+ * RFCs: RFC 2865 (June 2000) RADIUS, RFC 3579 (September 2003) RADIUS for
+ * EAP, RFC 5080 (December 2007) §2.2.2 duplicate detection, RFC 5997
+ * (August 2010) Status-Server, RFC 4669 (October 2006) server counters,
+ * Prometheus text exposition format 0.0.4.
+ *
+ * This layer does I/O, allocates at start-up only and runs threads; the
+ * packet path (src/server/worker.c) allocates nothing: every table here is
+ * sized once (--max-sessions, --dup-cache) and an exhausted table is a
+ * counted, clean rejection.
+ */
+#ifndef TWAG_SERVER_H
+#define TWAG_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "twag/eap_aka.h"
+#include "twag/eap_method.h"
+#include "twag/eap_sim.h"
+#include "twag/err.h"
+
+enum {
+	TW_SRV_DEFAULT_PORT = 1812,              /* RFC 2865 §3 */
+	TW_SRV_SECRET_MAX = 128,                 /* shared secret octets */
+	TW_SRV_PATH_MAX = 1024,
+	TW_SRV_MAX_THREADS = 64,
+	TW_SRV_DEFAULT_MAX_SESSIONS = 65536,
+	TW_SRV_MIN_SESSIONS = 16,
+	TW_SRV_MAX_SESSIONS = 1 << 24,
+	TW_SRV_DEFAULT_SESSION_TIMEOUT = 60,     /* s, from the last packet */
+	TW_SRV_DEFAULT_REPLY_SESSION_TIMEOUT = 3600, /* Session-Timeout sent */
+	TW_SRV_DEFAULT_REAUTH_LIMIT = 16,        /* re-auths per full auth */
+	TW_SRV_DEFAULT_DUP_ENTRIES = 32768,      /* per worker */
+	TW_SRV_DEFAULT_DUP_EXPIRY = 10,          /* s (RFC 5080 §2.2.2) */
+	TW_SRV_DUP_AVG_REPLY = 256,              /* reply ring octets per entry */
+	TW_SRV_DUP_REPLY_MAX = 4096,             /* TW_RADIUS_MAX_LEN */
+	TW_SRV_STATION_MAX = 64,                 /* Calling-Station-Id octets
+						  * kept; longer ones hashed */
+	TW_SRV_STATE_LEN = 16,                   /* State we send */
+	TW_SRV_TOKEN_LEN = 12,                   /* its random part */
+	TW_SRV_N_METHODS = 3,
+	TW_SRV_IDPKT_MAX = 5 + TW_EAP_ID_MAX,    /* EAP-Response/Identity */
+};
+
+/* ---- addresses and the client table ------------------------------------ */
+
+/* An IPv4 (a[0..3]) or IPv6 address. IPv4-mapped IPv6 sources are
+ * normalised to IPv4 so that "--client 127.0.0.1" matches on a dual-stack
+ * socket. */
+struct tw_srv_addr {
+	uint8_t family; /* 4 or 6 */
+	uint8_t a[16];
+};
+
+/* One RADIUS client (RFC 2865 §3: the NAS and its shared secret). */
+struct tw_srv_client {
+	struct tw_srv_addr net;
+	unsigned prefix;        /* 0..32 or 0..128 */
+	uint8_t secret[TW_SRV_SECRET_MAX];
+	size_t secret_len;
+	bool from_cmdline;      /* kept over SIGHUP reloads */
+	char name[64];          /* "addr/prefix" for logs */
+};
+
+struct tw_srv_clients {
+	size_t n, cap;
+	struct tw_srv_client *v;
+};
+
+/* Parses "IP" or "IP/PREFIX" (IPv4 or IPv6; a bare IP is a host route).
+ * Host bits below the prefix are cleared. TW_OK or TW_ERR_DECODE. */
+TW_MUST_CHECK int tw_srv_addr_parse(struct tw_srv_addr *a, unsigned *prefix,
+				    const char *text);
+
+/* A socket address as a tw_srv_addr and port (IPv4-mapped IPv6 made IPv4).
+ * TW_OK or TW_ERR_UNSUPPORTED for another family. */
+TW_MUST_CHECK int tw_srv_addr_from_sockaddr(struct tw_srv_addr *a, uint16_t *port,
+					    const struct sockaddr *sa);
+
+/* "a.b.c.d" or the RFC 5952 IPv6 text. out_max >= 46. */
+void tw_srv_addr_text(const struct tw_srv_addr *a, char *out, size_t out_max);
+
+bool tw_srv_addr_eq(const struct tw_srv_addr *x, const struct tw_srv_addr *y);
+
+/*
+ * Adds a client (spec "IP[/PREFIX]", secret 1..TW_SRV_SECRET_MAX octets).
+ * The same network given twice: the later one replaces the earlier.
+ * Returns TW_OK, TW_ERR_DECODE (bad address, message in err),
+ * TW_ERR_LENGTH (bad secret length), TW_ERR_NOMEM.
+ */
+TW_MUST_CHECK int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
+				     const uint8_t *secret, size_t secret_len,
+				     bool from_cmdline, char *err, size_t err_len);
+
+/* The client whose network holds addr, longest prefix first; NULL. */
+const struct tw_srv_client *tw_srv_clients_find(const struct tw_srv_clients *t,
+						const struct tw_srv_addr *addr);
+
+/* Wipes every secret and frees. */
+void tw_srv_clients_free(struct tw_srv_clients *t);
+
+/* Copies the from_cmdline entries of src into dst (dst empty). */
+TW_MUST_CHECK int tw_srv_clients_copy_cmdline(struct tw_srv_clients *dst,
+					      const struct tw_srv_clients *src);
+
+/* ---- configuration ------------------------------------------------------ */
+
+enum tw_log_level {
+	TW_LOG_ERROR = 0,
+	TW_LOG_WARN = 1,
+	TW_LOG_INFO = 2,
+	TW_LOG_DEBUG = 3,
+};
+
+/* Index of a method in counters and --methods. */
+enum tw_srv_method {
+	TW_SRV_M_AKA_PRIME = 0,
+	TW_SRV_M_AKA = 1,
+	TW_SRV_M_SIM = 2,
+};
+
+struct tw_srv_config {
+	char listen[128];
+	char store[TW_SRV_PATH_MAX];     /* path (the "sqlite:" prefix removed) */
+	char kek_file[TW_SRV_PATH_MAX];  /* "" : TWAG_KEK or PATH.kek */
+	char config_file[TW_SRV_PATH_MAX];
+	char log_file[TW_SRV_PATH_MAX];  /* "" : stderr */
+	char pid_file[TW_SRV_PATH_MAX];
+	char metrics[128];               /* "" : no metrics endpoint */
+	char network_name[256];
+	char realm[TW_EAP_REALM_MAX + 1];
+	unsigned threads;
+	enum tw_log_level log_level;
+	unsigned max_sessions, session_timeout, reply_session_timeout;
+	unsigned reauth_limit;           /* fast re-auths per full auth */
+	unsigned dup_entries, dup_expiry;
+	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
+	enum tw_eap_id_policy id_policy;
+	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */
+	unsigned n_methods;
+	struct tw_srv_clients clients;   /* file clients + --client */
+	bool help;
+};
+
+/* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),
+ * sessions 65536 / 60 s, Session-Timeout 3600, methods aka-prime,aka,sim,
+ * fast re-auth, pseudonyms and result indications on, id-policy trust. */
+void tw_srv_config_defaults(struct tw_srv_config *c);
+
+/*
+ * Command line (argv[1..argc)) over the --config file over the defaults:
+ * "--name value" or "--name=value"; flags take no value. The config file
+ * holds "key = value" lines (keys are the long option names, '#' starts a
+ * comment, "client = IP[/PREFIX] SECRET" may repeat, a flag is "key" or
+ * "key = yes|no"). On error returns TW_ERR_INVAL with one line in err
+ * naming the option (or FILE:LINE). Checks that store, network name and
+ * at least one client are present (unless --help).
+ */
+TW_MUST_CHECK int tw_srv_config_load(struct tw_srv_config *c, int argc,
+				     char **argv, char *err, size_t err_len);
+
+/* Re-reads only the client lines of c->config_file into out, with c's
+ * command-line clients added (SIGHUP). TW_OK or TW_ERR_INVAL (message). */
+TW_MUST_CHECK int tw_srv_config_reload_clients(const struct tw_srv_config *c,
+					       struct tw_srv_clients *out,
+					       char *err, size_t err_len);
+
+/* Frees what load allocated (the client table; secrets wiped). */
+void tw_srv_config_free(struct tw_srv_config *c);
+
+/* "aka-prime", "aka", "sim". */
+const char *tw_srv_method_name(unsigned m);
+
+/* Parses "HOST:PORT", "[V6]:PORT", "HOST" (default_port) into ss.
+ * TW_OK or TW_ERR_DECODE. */
+TW_MUST_CHECK int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
+					const char *text, uint16_t default_port);
+
+/* ---- EAP session table ------------------------------------------------- */
+
+/* One EAP conversation (RFC 3579 §2.1: the State attribute ties the
+ * Access-Requests of one conversation together). */
+struct tw_srv_session {
+	/* owned by the table (under its lock) */
+	uint32_t idx;
+	uint32_t prev, next;      /* list links (free list: next only) */
+	uint32_t hnext;           /* station-index chain */
+	uint8_t list;             /* internal */
+	bool busy;                /* a worker is processing a packet of it */
+	bool doomed;              /* replaced while busy: freed on release */
+	bool established;         /* the peer answered one of our requests */
+	uint64_t last_ms;         /* last packet (expiry base) */
+	uint64_t station_hash;
+	uint8_t station[TW_SRV_STATION_MAX];
+	uint8_t station_len;      /* 0: none */
+	bool has_station;
+	uint8_t token[TW_SRV_TOKEN_LEN];
+	/* owned by the worker holding it busy */
+	struct tw_srv_addr nas;   /* the client that started it */
+	uint8_t method;           /* enum tw_srv_method */
+	uint8_t tried;            /* methods tried (bit per tw_srv_method) */
+	uint8_t last_req_id;      /* EAP Identifier of our last request */
+	uint8_t idpkt[TW_SRV_IDPKT_MAX]; /* the EAP-Response/Identity (Nak) */
+	uint16_t idpkt_len;
+	union {
+		struct tw_aka_server_ctx aka;
+		struct tw_eap_sim_server sim;
+	} eng;
+};
+
+struct tw_srv_sessions_stats {
+	uint64_t active, max, evicted, expired, replaced, refused;
+};
+
+struct tw_srv_sessions {
+	pthread_mutex_t lock;
+	struct tw_srv_session *slots;
+	uint32_t cap;
+	uint32_t used;               /* slots handed out at least once */
+	uint32_t free_head;
+	uint32_t head[2], tail[2];   /* half-open, established (each in
+				      * last-packet order) */
+	uint32_t *buckets;           /* station index */
+	uint32_t nbuckets;
+	uint32_t mask;               /* obfuscates the slot index in State */
+	uint64_t hash_key[2];
+	uint64_t timeout_ms;
+	struct tw_srv_sessions_stats st;
+};
+
+/* Allocates cap sessions (all memory of the table, once). seed: 16 random
+ * octets (State index mask, station hash key). TW_OK, TW_ERR_NOMEM,
+ * TW_ERR_INVAL. */
+TW_MUST_CHECK int tw_srv_sessions_init(struct tw_srv_sessions *t, uint32_t cap,
+				       unsigned timeout_s, const uint8_t seed[static 16]);
+
+/* Wipes every engine context and frees. */
+void tw_srv_sessions_free(struct tw_srv_sessions *t);
+
+/*
+ * Starts a conversation for station (Calling-Station-Id; NULL/0: none).
+ * One live conversation per station: an earlier one is ended (counted as
+ * replaced; if a worker holds it, it is freed when released). When the
+ * table is full: expired sessions are freed first, then the least
+ * recently used HALF-OPEN one (the peer has not answered any request of
+ * ours: an identity round or a challenge is out); ESTABLISHED
+ * conversations (the peer answered) are never evicted before they
+ * expire. See sessions.c for why half-open sessions with a challenge out
+ * are not protected.
+ * token: TW_SRV_TOKEN_LEN fresh random octets (the State's random part).
+ * Returns the session, held busy by the caller, or NULL (full: counted).
+ */
+struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
+					     const uint8_t *station, size_t station_len,
+					     const uint8_t token[static TW_SRV_TOKEN_LEN],
+					     uint64_t now_ms);
+
+/*
+ * Looks a conversation up by the State we sent and holds it busy.
+ * Returns TW_OK, TW_ERR_NOTFOUND (unknown, ended or expired: an expired
+ * one is freed and counted), TW_ERR_STATE (another worker holds it).
+ */
+TW_MUST_CHECK int tw_srv_sessions_acquire(struct tw_srv_sessions *t,
+					  const uint8_t *state, size_t state_len,
+					  uint64_t now_ms, struct tw_srv_session **out);
+
+/* The State attribute of a session: index ^ mask (4 octets) | token. */
+void tw_srv_session_state(const struct tw_srv_sessions *t,
+			  const struct tw_srv_session *s,
+			  uint8_t out[static TW_SRV_STATE_LEN]);
+
+/* Releases a busy session: ended (its engine is wiped, the slot freed) or
+ * kept for the next packet (expiry counted from now), on the list its
+ * established flag (set by the caller) names. */
+void tw_srv_sessions_release(struct tw_srv_sessions *t, struct tw_srv_session *s,
+			     bool ended, uint64_t now_ms);
+
+/* Frees every idle session whose last packet is older than the timeout.
+ * Returns how many. */
+unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms);
+
+void tw_srv_sessions_stats(struct tw_srv_sessions *t,
+			   struct tw_srv_sessions_stats *out);
+
+/* ---- RADIUS duplicate cache (RFC 5080 §2.2.2) --------------------------- */
+
+/* A request is identified by the client's source address and port, the
+ * Identifier and the Request Authenticator. One cache per worker (the
+ * kernel's SO_REUSEPORT hash sends one source address/port to one
+ * socket), so no locks. Fixed memory: a ring of n compact entries and a
+ * ring of n * TW_SRV_DUP_AVG_REPLY octets for the replies, each reused
+ * oldest first (a reply whose octets were overwritten is a miss). */
+struct tw_srv_dup_entry {
+	uint32_t hnext;
+	uint32_t bucket;
+	uint8_t state;            /* internal: free, pending, done */
+	uint8_t id;
+	uint16_t port;
+	uint16_t reply_len;
+	uint64_t reply_off;       /* absolute offset in the reply ring */
+	uint64_t expires_ms;
+	struct tw_srv_addr addr;
+	uint8_t auth[16];
+};
+
+struct tw_srv_dup {
+	struct tw_srv_dup_entry *e;
+	uint32_t n, next;         /* ring of entries, oldest reused first */
+	uint32_t *buckets;
+	uint32_t nbuckets;
+	uint8_t *ring;            /* reply octets */
+	size_t ring_len;
+	uint64_t wpos;            /* absolute write position in ring */
+	uint64_t key[2];
+	uint64_t expiry_ms;
+};
+
+enum tw_srv_dup_result {
+	TW_SRV_DUP_NEW = 0,     /* not seen: *e is a pending entry for it */
+	TW_SRV_DUP_REPLAY,      /* answered: resend tw_srv_dup_reply(), byte for byte */
+	TW_SRV_DUP_PENDING,     /* being processed: drop the retransmission */
+};
+
+/* n entries (16..2^24), expiry_s seconds, seed 16 random octets. */
+TW_MUST_CHECK int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
+				  const uint8_t seed[static 16]);
+void tw_srv_dup_free(struct tw_srv_dup *d);
+
+/* Looks up (and on a miss inserts as pending) the request. */
+enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
+					 const struct tw_srv_addr *addr, uint16_t port,
+					 uint8_t id, const uint8_t auth[static 16],
+					 uint64_t now_ms, struct tw_srv_dup_entry **e);
+
+/* The cached reply of an entry found with TW_SRV_DUP_REPLAY
+ * (e->reply_len octets). */
+const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e);
+
+/* The reply of a pending entry (longer than TW_RADIUS_MAX_LEN: forgotten). */
+void tw_srv_dup_done(struct tw_srv_dup *d, struct tw_srv_dup_entry *e,
+		     const uint8_t *reply, size_t len, uint64_t now_ms);
+
+/* A pending request that got no reply (silently discarded): forgotten,
+ * so a retransmission is processed again. */
+void tw_srv_dup_forget(struct tw_srv_dup *d, struct tw_srv_dup_entry *e);
+
+/* ---- counters and metrics text ----------------------------------------- */
+
+/* Counters of one worker (single writer, read by the metrics thread). */
+enum tw_srv_ctr {
+	TW_C_REQUESTS = 0,       /* Access-Requests from known clients */
+	TW_C_ACCEPTS,
+	TW_C_REJECTS,
+	TW_C_CHALLENGES,
+	TW_C_MALFORMED,
+	TW_C_BAD_AUTH,           /* missing/invalid Message-Authenticator */
+	TW_C_DROPPED,            /* silently discarded for another reason */
+	TW_C_DUPLICATES,
+	TW_C_UNKNOWN_CLIENTS,
+	TW_C_STATUS_SERVER,
+	TW_C_UNKNOWN_TYPES,
+	TW_C_ATTACH_FULL,        /* + method: 3 counters */
+	TW_C_ATTACH_REAUTH = TW_C_ATTACH_FULL + TW_SRV_N_METHODS,
+	TW_C_AUTH_FAIL = TW_C_ATTACH_REAUTH + TW_SRV_N_METHODS,
+	TW_C_RESYNCS = TW_C_AUTH_FAIL + TW_SRV_N_METHODS,
+	TW_C_RESYNCS_REFUSED,
+	TW_C_STORE_VECTORS,
+	TW_C_STORE_ERRORS,
+	TW_C_STORE_LAT_NS,
+	TW_C_STORE_LAT_COUNT,
+	TW_C_NAKS,
+	TW_C_COUNT,
+};
+
+struct tw_srv_counters {
+	_Atomic uint64_t v[TW_C_COUNT];
+} __attribute__((aligned(64)));
+
+/* One writer per counter set: a relaxed load and store (a plain add on
+ * x86, no lock prefix), read atomically by the metrics thread. */
+static inline void tw_srv_count(struct tw_srv_counters *c, enum tw_srv_ctr i,
+				uint64_t n)
+{
+	atomic_store_explicit(&c->v[i],
+			      atomic_load_explicit(&c->v[i], memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/* Everything /metrics shows. */
+struct tw_srv_metrics {
+	uint64_t v[TW_C_COUNT];  /* summed over workers */
+	struct tw_srv_sessions_stats sessions;
+	uint64_t store_reservations, store_loaded;
+	unsigned threads;
+};
+
+/* Sums worker counters into m->v. */
+void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const *c,
+			unsigned n);
+
+/* Prometheus text format 0.0.4 (# HELP / # TYPE, one sample per line).
+ * TW_OK with *len, or TW_ERR_OVERFLOW. */
+TW_MUST_CHECK int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf,
+					size_t max, size_t *len);
+
+/* ---- logs ---------------------------------------------------------------- */
+
+/*
+ * One line per event: "ts=<RFC 3339 UTC, ms> level=<l> event=<e> k=v...".
+ * Worker threads write into their own tw_log_buf and flush it once per
+ * batch (whole lines, at most PIPE_BUF per write so lines from threads
+ * never interleave); other threads pass NULL and write at once.
+ */
+struct tw_log_buf {
+	size_t len;
+	char buf[16384];
+};
+
+/* Opens path (O_APPEND, created 0640) as the log, or stderr when NULL/"".
+ * TW_OK or TW_ERR_IO. */
+TW_MUST_CHECK int tw_log_open(const char *path);
+/* Reopens the log file (SIGHUP, after rotation); atomic for writers. */
+TW_MUST_CHECK int tw_log_reopen(void);
+void tw_log_close(void);
+void tw_log_set_level(enum tw_log_level l);
+bool tw_log_enabled(enum tw_log_level l);
+/* fmt continues the line with " k=v" fields (no trailing newline). */
+void tw_logf(struct tw_log_buf *b, enum tw_log_level l, const char *event,
+	     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same whatever --log-level says: the daemon's life-cycle lines
+ * (ready, reload, stopping, stop, start-failed), which tests and
+ * supervisors wait for. */
+void tw_log_always(struct tw_log_buf *b, enum tw_log_level l, const char *event,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void tw_log_flush(struct tw_log_buf *b);
+/* Copies text into out as a log value: quoted when it holds a space, '"'
+ * or '=', control characters and '"' replaced by '?'. */
+void tw_log_quote(char *out, size_t out_max, const char *text);
+
+/* ---- the daemon --------------------------------------------------------- */
+
+/* twagd's main(): returns the exit status (0 after SIGTERM, 1 on a
+ * start-up failure, 2 on bad usage). */
+int tw_srv_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,577 @@
+/*
+ * twag — twagd's configuration: defaults, a "key = value" file and the
+ * command line (which overrides the file). The options and their meaning
+ * are documented in docs/twagd.md and docs/twagd.conf.example.
+ *
+ * Errors name the option ("--threads: ...") or the file position
+ * ("FILE:LINE: ..."), in one line, and the daemon exits 2.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "twag/bytes.h"
+#include "twag/server.h"
+
+enum opt_kind { K_STR, K_UINT, K_FLAG, K_CLIENT, K_SPECIAL };
+
+struct opt {
+	const char *name;
+	enum opt_kind kind;
+	unsigned long min, max; /* K_UINT range */
+};
+
+static const struct opt opts[] = {
+	{ "listen", K_SPECIAL, 0, 0 },
+	{ "store", K_SPECIAL, 0, 0 },
+	{ "client", K_CLIENT, 0, 0 },
+	{ "network-name", K_SPECIAL, 0, 0 },
+	{ "threads", K_UINT, 1, TW_SRV_MAX_THREADS },
+	{ "metrics", K_SPECIAL, 0, 0 },
+	{ "kek-file", K_STR, 0, 0 },
+	{ "config", K_STR, 0, 0 },
+	{ "realm", K_SPECIAL, 0, 0 },
+	{ "log-file", K_STR, 0, 0 },
+	{ "log-level", K_SPECIAL, 0, 0 },
+	{ "max-sessions", K_UINT, TW_SRV_MIN_SESSIONS, TW_SRV_MAX_SESSIONS },
+	{ "session-timeout", K_UINT, 1, 86400 },
+	{ "reply-session-timeout", K_UINT, 0, 0x7fffffff },
+	{ "reauth-limit", K_UINT, 0, 65534 },
+	{ "no-fast-reauth", K_FLAG, 0, 0 },
+	{ "no-pseudonyms", K_FLAG, 0, 0 },
+	{ "no-result-ind", K_FLAG, 0, 0 },
+	{ "id-policy", K_SPECIAL, 0, 0 },
+	{ "methods", K_SPECIAL, 0, 0 },
+	{ "sim-fullauth-id-req", K_FLAG, 0, 0 },
+	{ "pid-file", K_STR, 0, 0 },
+	{ "dup-cache", K_UINT, 16, 1 << 24 },
+	{ "dup-expiry", K_UINT, 1, 600 },
+	{ "help", K_FLAG, 0, 0 },
+};
+
+static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
+
+const char *tw_srv_method_name(unsigned m)
+{
+	return m < TW_SRV_N_METHODS ? method_names[m] : "none";
+}
+
+void tw_srv_config_defaults(struct tw_srv_config *c)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(c, 0, sizeof(*c));
+	snprintf(c->listen, sizeof(c->listen), "127.0.0.1:%d", TW_SRV_DEFAULT_PORT);
+	/* TS 24.302 §8.1.1: the access network identity of trusted WLAN */
+	snprintf(c->network_name, sizeof(c->network_name), "WLAN");
+	c->threads = n < 1 ? 1 : n > TW_SRV_MAX_THREADS ? TW_SRV_MAX_THREADS : (unsigned)n;
+	c->log_level = TW_LOG_INFO;
+	c->max_sessions = TW_SRV_DEFAULT_MAX_SESSIONS;
+	c->session_timeout = TW_SRV_DEFAULT_SESSION_TIMEOUT;
+	c->reply_session_timeout = TW_SRV_DEFAULT_REPLY_SESSION_TIMEOUT;
+	c->dup_entries = TW_SRV_DEFAULT_DUP_ENTRIES;
+	c->dup_expiry = TW_SRV_DEFAULT_DUP_EXPIRY;
+	c->reauth_limit = TW_SRV_DEFAULT_REAUTH_LIMIT;
+	c->fast_reauth = c->pseudonyms = c->result_ind = true;
+	c->id_policy = TW_EAP_ID_TRUST_EAP_IDENTITY;
+	c->methods[0] = TW_SRV_M_AKA_PRIME;
+	c->methods[1] = TW_SRV_M_AKA;
+	c->methods[2] = TW_SRV_M_SIM;
+	c->n_methods = 3;
+}
+
+int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
+			  const char *text, uint16_t default_port)
+{
+	char host[INET6_ADDRSTRLEN + 2];
+	const char *port_text = NULL, *h = text;
+	size_t hlen;
+	unsigned long port = default_port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (text[0] == '[') {
+		const char *end = strchr(text, ']');
+
+		if (end == NULL)
+			return TW_ERR_DECODE;
+		h = text + 1;
+		hlen = (size_t)(end - h);
+		if (end[1] == ':')
+			port_text = end + 2;
+		else if (end[1] != 0)
+			return TW_ERR_DECODE;
+	} else {
+		const char *colon = strrchr(text, ':');
+
+		/* more than one ':' without brackets: a bare IPv6 address */
+		if (colon != NULL && strchr(text, ':') == colon) {
+			hlen = (size_t)(colon - text);
+			port_text = colon + 1;
+		} else {
+			hlen = strlen(text);
+		}
+	}
+	if (hlen == 0 || hlen >= sizeof(host))
+		return TW_ERR_DECODE;
+	memcpy(host, h, hlen);
+	host[hlen] = 0;
+	if (port_text != NULL) {
+		char *end;
+
+		if (*port_text == 0)
+			return TW_ERR_DECODE;
+		errno = 0;
+		port = strtoul(port_text, &end, 10);
+		if (errno != 0 || *end != 0 || port > 65535 || port_text[0] == '-' ||
+		    port_text[0] == '+')
+			return TW_ERR_DECODE;
+	}
+	if (strcmp(host, "localhost") == 0)
+		snprintf(host, sizeof(host), "127.0.0.1");
+	{
+		struct sockaddr_in *in = (struct sockaddr_in *)ss;
+		struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+		if (inet_pton(AF_INET, host, &in->sin_addr) == 1) {
+			in->sin_family = AF_INET;
+			in->sin_port = htons((uint16_t)port);
+			*len = sizeof(*in);
+			return TW_OK;
+		}
+		if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+			in6->sin6_family = AF_INET6;
+			in6->sin6_port = htons((uint16_t)port);
+			*len = sizeof(*in6);
+			return TW_OK;
+		}
+	}
+	return TW_ERR_DECODE;
+}
+
+static bool copy_str(char *dst, size_t max, const char *v)
+{
+	size_t n = strlen(v);
+
+	if (n >= max)
+		return false;
+	memcpy(dst, v, n + 1);
+	return true;
+}
+
+static int flag_value(const char *v, bool *out)
+{
+	if (v == NULL || strcmp(v, "yes") == 0 || strcmp(v, "true") == 0 ||
+	    strcmp(v, "1") == 0 || strcmp(v, "on") == 0) {
+		*out = true;
+		return TW_OK;
+	}
+	if (strcmp(v, "no") == 0 || strcmp(v, "false") == 0 || strcmp(v, "0") == 0 ||
+	    strcmp(v, "off") == 0) {
+		*out = false;
+		return TW_OK;
+	}
+	return TW_ERR_DECODE;
+}
+
+static int parse_methods(struct tw_srv_config *c, const char *v)
+{
+	uint8_t seen = 0;
+	unsigned n = 0;
+	const char *p = v;
+
+	while (*p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+		unsigned m;
+
+		for (m = 0; m < TW_SRV_N_METHODS; m++)
+			if (strlen(method_names[m]) == len &&
+			    memcmp(method_names[m], p, len) == 0)
+				break;
+		if (m == TW_SRV_N_METHODS || (seen & (1u << m)))
+			return TW_ERR_DECODE;
+		seen |= (uint8_t)(1u << m);
+		c->methods[n++] = (uint8_t)m;
+		if (comma == NULL)
+			break;
+		p = comma + 1;
+		if (*p == 0)
+			return TW_ERR_DECODE;
+	}
+	if (n == 0)
+		return TW_ERR_DECODE;
+	c->n_methods = n;
+	return TW_OK;
+}
+
+/* Applies one option. where names it in messages ("--x" or "FILE:LINE"). */
+static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
+		   bool cmdline, const char *where, char *err, size_t err_len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	bool b;
+
+	switch (o->kind) {
+	case K_FLAG:
+		if (flag_value(v, &b) != TW_OK) {
+			snprintf(err, err_len, "%s: %s takes yes or no", where, o->name);
+			return TW_ERR_INVAL;
+		}
+		if (strcmp(o->name, "no-fast-reauth") == 0)
+			c->fast_reauth = !b;
+		else if (strcmp(o->name, "no-pseudonyms") == 0)
+			c->pseudonyms = !b;
+		else if (strcmp(o->name, "no-result-ind") == 0)
+			c->result_ind = !b;
+		else if (strcmp(o->name, "sim-fullauth-id-req") == 0)
+			c->sim_fullauth_id_req = b;
+		else if (strcmp(o->name, "help") == 0)
+			c->help = b;
+		return TW_OK;
+	case K_UINT: {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (*v == 0 || *v == '-' || *v == '+' || *end != 0 || errno != 0 ||
+		    n < o->min || n > o->max) {
+			snprintf(err, err_len, "%s: %s must be an integer in %lu..%lu",
+				 where, o->name, o->min, o->max);
+			return TW_ERR_INVAL;
+		}
+		if (strcmp(o->name, "threads") == 0)
+			c->threads = (unsigned)n;
+		else if (strcmp(o->name, "max-sessions") == 0)
+			c->max_sessions = (unsigned)n;
+		else if (strcmp(o->name, "session-timeout") == 0)
+			c->session_timeout = (unsigned)n;
+		else if (strcmp(o->name, "reply-session-timeout") == 0)
+			c->reply_session_timeout = (unsigned)n;
+		else if (strcmp(o->name, "reauth-limit") == 0)
+			c->reauth_limit = (unsigned)n;
+		else if (strcmp(o->name, "dup-cache") == 0)
+			c->dup_entries = (unsigned)n;
+		else if (strcmp(o->name, "dup-expiry") == 0)
+			c->dup_expiry = (unsigned)n;
+		return TW_OK;
+	}
+	case K_CLIENT: {
+		/* command line "IP[/PREFIX]=SECRET"; file "IP[/PREFIX] SECRET"
+		 * (the secret is the rest of the line) or the '=' form */
+		char spec[80];
+		const char *sep = cmdline ? strchr(v, '=') : strpbrk(v, " \t=");
+		const char *secret;
+		size_t slen;
+		int rc;
+
+		if (sep == NULL || sep == v || (size_t)(sep - v) >= sizeof(spec)) {
+			snprintf(err, err_len, "%s: client must be %s", where,
+				 cmdline ? "IP[/PREFIX]=SECRET" : "IP[/PREFIX] SECRET");
+			return TW_ERR_INVAL;
+		}
+		memcpy(spec, v, (size_t)(sep - v));
+		spec[sep - v] = 0;
+		secret = sep + 1;
+		if (!cmdline)
+			while (*secret == ' ' || *secret == '\t')
+				secret++;
+		slen = strlen(secret);
+		rc = tw_srv_clients_add(&c->clients, spec, (const uint8_t *)secret, slen,
+					cmdline, err, err_len);
+		if (rc != TW_OK) {
+			char msg[160];
+
+			snprintf(msg, sizeof(msg), "%s", err);
+			snprintf(err, err_len, "%s: %s", where, msg);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	case K_STR:
+		if (!copy_str(strcmp(o->name, "kek-file") == 0 ? c->kek_file :
+			      strcmp(o->name, "config") == 0 ? c->config_file :
+			      strcmp(o->name, "log-file") == 0 ? c->log_file : c->pid_file,
+			      TW_SRV_PATH_MAX, v) || *v == 0) {
+			snprintf(err, err_len, "%s: %s must be a path", where, o->name);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	case K_SPECIAL:
+		break;
+	}
+	if (strcmp(o->name, "listen") == 0 || strcmp(o->name, "metrics") == 0) {
+		bool listen = o->name[0] == 'l';
+
+		if (tw_srv_sockaddr_parse(&ss, &sl, v, listen ? TW_SRV_DEFAULT_PORT : 9812) !=
+			    TW_OK ||
+		    !copy_str(listen ? c->listen : c->metrics, sizeof(c->listen), v)) {
+			snprintf(err, err_len, "%s: %s must be IP:PORT or [IPv6]:PORT",
+				 where, o->name);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "store") == 0) {
+		const char *path = v;
+
+		size_t scheme = strspn(v, "abcdefghijklmnopqrstuvwxyz");
+
+		if (strncmp(v, "sqlite:", 7) == 0) {
+			path = v + 7;
+		} else if (scheme > 1 && v[scheme] == ':') {
+			snprintf(err, err_len, "%s: store: only sqlite:PATH is supported", where);
+			return TW_ERR_INVAL;
+		}
+		if (*path == 0 || !copy_str(c->store, sizeof(c->store), path)) {
+			snprintf(err, err_len, "%s: store must be sqlite:PATH", where);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "network-name") == 0) {
+		if (*v == 0 || !copy_str(c->network_name, sizeof(c->network_name), v)) {
+			snprintf(err, err_len, "%s: network-name must be 1..255 octets", where);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "realm") == 0) {
+		if (!copy_str(c->realm, sizeof(c->realm), v) || strchr(v, '@') != NULL) {
+			snprintf(err, err_len, "%s: realm must be at most %d octets, no '@'",
+				 where, TW_EAP_REALM_MAX);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "log-level") == 0) {
+		static const char *const lv[] = { "error", "warn", "info", "debug" };
+
+		for (unsigned i = 0; i < 4; i++)
+			if (strcmp(v, lv[i]) == 0) {
+				c->log_level = (enum tw_log_level)i;
+				return TW_OK;
+			}
+		snprintf(err, err_len, "%s: log-level must be error, warn, info or debug", where);
+		return TW_ERR_INVAL;
+	}
+	if (strcmp(o->name, "id-policy") == 0) {
+		if (strcmp(v, "trust") == 0)
+			c->id_policy = TW_EAP_ID_TRUST_EAP_IDENTITY;
+		else if (strcmp(v, "any") == 0)
+			c->id_policy = TW_EAP_ID_ALWAYS_ANY;
+		else if (strcmp(v, "permanent") == 0)
+			c->id_policy = TW_EAP_ID_ALWAYS_PERMANENT;
+		else {
+			snprintf(err, err_len, "%s: id-policy must be trust, any or permanent", where);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "methods") == 0) {
+		if (parse_methods(c, v) != TW_OK) {
+			snprintf(err, err_len,
+				 "%s: methods must be a comma list of aka-prime, aka, sim", where);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	snprintf(err, err_len, "%s: unhandled option %s", where, o->name);
+	return TW_ERR_INVAL;
+}
+
+static const struct opt *find_opt(const char *name, size_t len)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		if (strlen(opts[i].name) == len && memcmp(opts[i].name, name, len) == 0)
+			return &opts[i];
+	return NULL;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+		*--e = 0;
+	return s;
+}
+
+/* Reads a config file; with clients_only, every other key is skipped (but
+ * still checked to be a known key). */
+static int read_file(struct tw_srv_config *c, const char *path, bool clients_only,
+		     char *err, size_t err_len)
+{
+	char line[2048];
+	FILE *f = fopen(path, "r");
+	int lineno = 0, rc = TW_OK;
+
+	if (f == NULL) {
+		snprintf(err, err_len, "--config: cannot open %s: %s", path, strerror(errno));
+		return TW_ERR_INVAL;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char where[TW_SRV_PATH_MAX + 16], *key, *val = NULL, *eq;
+		const struct opt *o;
+
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%d", path, lineno);
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(err, err_len, "%s: line too long", where);
+			rc = TW_ERR_INVAL;
+			break;
+		}
+		key = trim(line);
+		if (*key == 0 || *key == '#')
+			continue;
+		eq = strchr(key, '=');
+		if (eq != NULL) {
+			*eq = 0;
+			val = trim(eq + 1);
+			key = trim(key);
+		}
+		o = find_opt(key, strlen(key));
+		if (o == NULL || strcmp(key, "config") == 0 || strcmp(key, "help") == 0) {
+			snprintf(err, err_len, "%s: unknown key '%.40s'", where, key);
+			rc = TW_ERR_INVAL;
+			break;
+		}
+		if (o->kind != K_FLAG && (val == NULL || *val == 0)) {
+			snprintf(err, err_len, "%s: %s needs a value (key = value)", where, key);
+			rc = TW_ERR_INVAL;
+			break;
+		}
+		if (clients_only && o->kind != K_CLIENT)
+			continue;
+		rc = set_opt(c, o, val, false, where, err, err_len);
+		if (rc != TW_OK)
+			break;
+	}
+	if (rc == TW_OK && ferror(f)) {
+		snprintf(err, err_len, "--config: error reading %s", path);
+		rc = TW_ERR_INVAL;
+	}
+	tw_wipe(line, sizeof(line)); /* it held secrets */
+	fclose(f);
+	return rc;
+}
+
+/* Walks argv: pass 0 only finds --config and --help, pass 1 applies all. */
+static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
+		     char *err, size_t err_len)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *name, *val = NULL, *eq;
+		char where[64];
+		const struct opt *o;
+		size_t nlen;
+
+		if (strncmp(a, "--", 2) != 0 || a[2] == 0) {
+			snprintf(err, err_len, "unexpected argument '%.40s' (see --help)", a);
+			return TW_ERR_INVAL;
+		}
+		name = a + 2;
+		eq = strchr(name, '=');
+		nlen = eq != NULL ? (size_t)(eq - name) : strlen(name);
+		o = find_opt(name, nlen);
+		snprintf(where, sizeof(where), "--%.*s", (int)(nlen < 40 ? nlen : 40), name);
+		if (o == NULL) {
+			snprintf(err, err_len, "%s: unknown option (see --help)", where);
+			return TW_ERR_INVAL;
+		}
+		if (o->kind == K_FLAG) {
+			if (eq != NULL) {
+				snprintf(err, err_len, "%s: takes no value", where);
+				return TW_ERR_INVAL;
+			}
+		} else if (eq != NULL) {
+			val = eq + 1;
+		} else if (i + 1 < argc) {
+			val = argv[++i];
+		} else {
+			snprintf(err, err_len, "%s: needs a value", where);
+			return TW_ERR_INVAL;
+		}
+		if (pass == 0) {
+			if (strcmp(o->name, "help") == 0)
+				c->help = true;
+			else if (strcmp(o->name, "config") == 0 &&
+				 set_opt(c, o, val, true, where, err, err_len) != TW_OK)
+				return TW_ERR_INVAL;
+			continue;
+		}
+		if (strcmp(o->name, "config") == 0)
+			continue;
+		if (set_opt(c, o, val, true, where, err, err_len) != TW_OK)
+			return TW_ERR_INVAL;
+	}
+	return TW_OK;
+}
+
+int tw_srv_config_load(struct tw_srv_config *c, int argc, char **argv, char *err,
+		       size_t err_len)
+{
+	int rc;
+
+	err[0] = 0;
+	rc = walk_args(c, argc, argv, 0, err, err_len);
+	if (rc != TW_OK || c->help)
+		return rc;
+	if (c->config_file[0] != 0) {
+		rc = read_file(c, c->config_file, false, err, err_len);
+		if (rc != TW_OK)
+			return rc;
+	}
+	rc = walk_args(c, argc, argv, 1, err, err_len);
+	if (rc != TW_OK || c->help)
+		return rc;
+	if (c->store[0] == 0) {
+		snprintf(err, err_len, "--store: missing (sqlite:PATH)");
+		return TW_ERR_INVAL;
+	}
+	if (c->clients.n == 0) {
+		snprintf(err, err_len, "--client: at least one IP[/PREFIX]=SECRET is needed");
+		return TW_ERR_INVAL;
+	}
+	return TW_OK;
+}
+
+int tw_srv_config_reload_clients(const struct tw_srv_config *c,
+				 struct tw_srv_clients *out, char *err, size_t err_len)
+{
+	struct tw_srv_config tmp;
+	int rc = TW_OK;
+
+	memset(out, 0, sizeof(*out));
+	tw_srv_config_defaults(&tmp);
+	if (c->config_file[0] != 0)
+		rc = read_file(&tmp, c->config_file, true, err, err_len);
+	/* command-line clients win over the file's, as at start-up */
+	if (rc == TW_OK)
+		rc = tw_srv_clients_copy_cmdline(&tmp.clients, &c->clients);
+	if (rc == TW_OK && tmp.clients.n == 0) {
+		snprintf(err, err_len, "%s: no client left", c->config_file);
+		rc = TW_ERR_INVAL;
+	}
+	if (rc != TW_OK) {
+		tw_srv_clients_free(&tmp.clients);
+		return TW_ERR_INVAL;
+	}
+	*out = tmp.clients;
+	tw_wipe(&tmp, sizeof(tmp));
+	return TW_OK;
+}
+
+void tw_srv_config_free(struct tw_srv_config *c)
+{
+	tw_srv_clients_free(&c->clients);
+}

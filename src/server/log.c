@@ -1,0 +1,209 @@
+/*
+ * twag — twagd's logs: one line per event, key=value fields, UTC
+ * timestamps with milliseconds. Callers never pass secrets, and IMSIs only
+ * masked (tw_nai_mask_imsi); see worker.c.
+ *
+ * The log file is reopened on SIGHUP by opening the path again and
+ * dup2()-ing the new descriptor over the old one, so writers in other
+ * threads never see a closed descriptor.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "twag/server.h"
+
+enum { LINE_MAX_LEN = 1024 };
+
+static atomic_int log_fd = 2;
+static atomic_int log_level = TW_LOG_INFO;
+static char log_path[TW_SRV_PATH_MAX];
+
+static const char *const level_names[] = { "error", "warn", "info", "debug" };
+
+int tw_log_open(const char *path)
+{
+	int fd;
+
+	if (path == NULL || path[0] == 0) {
+		log_path[0] = 0;
+		atomic_store(&log_fd, 2);
+		return TW_OK;
+	}
+	if (strlen(path) >= sizeof(log_path))
+		return TW_ERR_IO;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return TW_ERR_IO;
+	memcpy(log_path, path, strlen(path) + 1);
+	atomic_store(&log_fd, fd);
+	return TW_OK;
+}
+
+int tw_log_reopen(void)
+{
+	int fd, cur = atomic_load(&log_fd);
+
+	if (log_path[0] == 0)
+		return TW_OK;
+	fd = open(log_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return TW_ERR_IO;
+	/* dup2 replaces the descriptor atomically under concurrent writers */
+	if (dup3(fd, cur, O_CLOEXEC) < 0) {
+		close(fd);
+		return TW_ERR_IO;
+	}
+	close(fd);
+	return TW_OK;
+}
+
+void tw_log_close(void)
+{
+	int fd = atomic_exchange(&log_fd, 2);
+
+	if (fd > 2)
+		close(fd);
+}
+
+void tw_log_set_level(enum tw_log_level l)
+{
+	atomic_store(&log_level, (int)l);
+}
+
+bool tw_log_enabled(enum tw_log_level l)
+{
+	return (int)l <= atomic_load_explicit(&log_level, memory_order_relaxed);
+}
+
+static void write_all(const char *p, size_t len)
+{
+	int fd = atomic_load_explicit(&log_fd, memory_order_relaxed);
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* a log that cannot be written must not stop service */
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Formats one line into out (LINE_MAX_LEN), newline included. */
+static size_t format_line(char *out, enum tw_log_level l, const char *event,
+			  const char *fmt, va_list ap)
+{
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+	int k;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	k = snprintf(out, LINE_MAX_LEN, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+		     tm.tm_sec, ts.tv_nsec / 1000000, level_names[l], event);
+	n = k < 0 ? 0 : (size_t)k < LINE_MAX_LEN ? (size_t)k : LINE_MAX_LEN - 1;
+	if (fmt != NULL && fmt[0] != 0 && n < LINE_MAX_LEN - 2) {
+		out[n++] = ' ';
+		k = vsnprintf(out + n, LINE_MAX_LEN - n, fmt, ap);
+		if (k > 0)
+			n += (size_t)k < LINE_MAX_LEN - n ? (size_t)k : LINE_MAX_LEN - n - 1;
+	}
+	if (n > LINE_MAX_LEN - 1)
+		n = LINE_MAX_LEN - 1;
+	out[n++] = '\n';
+	return n;
+}
+
+static void vlog(struct tw_log_buf *b, enum tw_log_level l, const char *event,
+		 const char *fmt, va_list ap)
+{
+	char line[LINE_MAX_LEN];
+	size_t n = format_line(line, l, event, fmt, ap);
+
+	if (b == NULL) {
+		write_all(line, n);
+		return;
+	}
+	if (b->len + n > sizeof(b->buf))
+		tw_log_flush(b);
+	memcpy(b->buf + b->len, line, n);
+	b->len += n;
+}
+
+void tw_logf(struct tw_log_buf *b, enum tw_log_level l, const char *event,
+	     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!tw_log_enabled(l))
+		return;
+	va_start(ap, fmt);
+	vlog(b, l, event, fmt, ap);
+	va_end(ap);
+}
+
+void tw_log_always(struct tw_log_buf *b, enum tw_log_level l, const char *event,
+		   const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(b, l, event, fmt, ap);
+	va_end(ap);
+}
+
+void tw_log_flush(struct tw_log_buf *b)
+{
+	size_t off = 0;
+
+	/* whole lines, at most PIPE_BUF octets per write: a write of that
+	 * size to a pipe is atomic, so threads' lines never interleave */
+	while (off < b->len) {
+		size_t n = b->len - off;
+
+		if (n > PIPE_BUF) {
+			n = PIPE_BUF;
+			while (n > 0 && b->buf[off + n - 1] != '\n')
+				n--;
+			if (n == 0)
+				n = PIPE_BUF;
+		}
+		write_all(b->buf + off, n);
+		off += n;
+	}
+	b->len = 0;
+}
+
+void tw_log_quote(char *out, size_t out_max, const char *text)
+{
+	size_t o = 0;
+	bool q = strpbrk(text, " \"=") != NULL || text[0] == 0;
+
+	if (out_max < 3) {
+		if (out_max)
+			out[0] = 0;
+		return;
+	}
+	if (q)
+		out[o++] = '"';
+	for (const char *p = text; *p && o + 2 < out_max; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		out[o++] = (c < 0x20 || c == 0x7f || c == '"' || c == '\\') ? '?' : (char)c;
+	}
+	if (q)
+		out[o++] = '"';
+	out[o] = 0;
+}

@@ -1,0 +1,153 @@
+/*
+ * twag — twagd's metrics in the Prometheus text exposition format 0.0.4
+ * ("# HELP name text", "# TYPE name counter|gauge", then "name{labels}
+ * value" lines). The RADIUS counters follow RFC 4669 §4 (RADIUS
+ * Authentication Server MIB for IPv6): radiusAuthServTotalAccessRequests,
+ * ...Accepts, ...Rejects, ...Challenges, ...MalformedAccessRequests,
+ * ...BadAuthenticators, ...PacketsDropped, ...DupAccessRequests,
+ * ...InvalidRequests (unknown clients), ...UnknownTypes.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "twag/server.h"
+
+void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const *c,
+			unsigned n)
+{
+	memset(m->v, 0, sizeof(m->v));
+	for (unsigned w = 0; w < n; w++)
+		for (unsigned i = 0; i < TW_C_COUNT; i++)
+			m->v[i] += atomic_load_explicit(&c[w]->v[i], memory_order_relaxed);
+}
+
+struct out {
+	char *buf;
+	size_t max, len;
+	bool overflow;
+};
+
+static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void put(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->overflow)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->buf + o->len, o->max - o->len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= o->max - o->len) {
+		o->overflow = true;
+		return;
+	}
+	o->len += (size_t)n;
+}
+
+static void head(struct out *o, const char *name, const char *type, const char *help)
+{
+	put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+static void one(struct out *o, const char *name, const char *type, const char *help,
+		uint64_t v)
+{
+	head(o, name, type, help);
+	put(o, "%s %llu\n", name, (unsigned long long)v);
+}
+
+int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
+			  size_t *len)
+{
+	static const struct {
+		const char *name, *help;
+		enum tw_srv_ctr c;
+	} radius[] = {
+		{ "twag_radius_access_requests_total",
+		  "Access-Requests received from known clients (RFC 4669)", TW_C_REQUESTS },
+		{ "twag_radius_access_accepts_total", "Access-Accepts sent", TW_C_ACCEPTS },
+		{ "twag_radius_access_rejects_total", "Access-Rejects sent", TW_C_REJECTS },
+		{ "twag_radius_access_challenges_total", "Access-Challenges sent",
+		  TW_C_CHALLENGES },
+		{ "twag_radius_malformed_packets_total",
+		  "Malformed packets dropped (RFC 2865 section 3 decode rules)",
+		  TW_C_MALFORMED },
+		{ "twag_radius_bad_authenticators_total",
+		  "Requests dropped for a missing or invalid Message-Authenticator",
+		  TW_C_BAD_AUTH },
+		{ "twag_radius_packets_dropped_total",
+		  "Packets silently discarded for another reason", TW_C_DROPPED },
+		{ "twag_radius_duplicate_requests_total",
+		  "Retransmitted requests (RFC 5080 section 2.2.2)", TW_C_DUPLICATES },
+		{ "twag_radius_unknown_clients_total",
+		  "Packets from addresses that are not configured clients",
+		  TW_C_UNKNOWN_CLIENTS },
+		{ "twag_radius_status_server_total", "Status-Server requests answered (RFC 5997)",
+		  TW_C_STATUS_SERVER },
+		{ "twag_radius_unknown_types_total", "Packets of a code this server does not serve",
+		  TW_C_UNKNOWN_TYPES },
+	};
+	struct out o = { buf, max, 0, false };
+
+	if (buf == NULL || len == NULL || max == 0)
+		return TW_ERR_INVAL;
+	for (size_t i = 0; i < sizeof(radius) / sizeof(radius[0]); i++)
+		one(&o, radius[i].name, "counter", radius[i].help, m->v[radius[i].c]);
+
+	head(&o, "twag_attaches_total", "counter",
+	     "Successful EAP authentications by method and kind");
+	for (unsigned k = 0; k < 2; k++)
+		for (unsigned me = 0; me < TW_SRV_N_METHODS; me++)
+			put(&o, "twag_attaches_total{method=\"%s\",kind=\"%s\"} %llu\n",
+			    tw_srv_method_name(me), k ? "reauth" : "full",
+			    (unsigned long long)m->v[(k ? TW_C_ATTACH_REAUTH : TW_C_ATTACH_FULL) + me]);
+	head(&o, "twag_auth_failures_total", "counter",
+	     "EAP authentications that ended in EAP-Failure, by method");
+	for (unsigned me = 0; me < TW_SRV_N_METHODS; me++)
+		put(&o, "twag_auth_failures_total{method=\"%s\"} %llu\n", tw_srv_method_name(me),
+		    (unsigned long long)m->v[TW_C_AUTH_FAIL + me]);
+	one(&o, "twag_eap_naks_total", "counter", "EAP Nak responses that changed the method",
+	    m->v[TW_C_NAKS]);
+	one(&o, "twag_resyncs_total", "counter",
+	    "AUTS resynchronisations accepted (TS 33.102 section 6.3.5)", m->v[TW_C_RESYNCS]);
+	one(&o, "twag_resyncs_refused_total", "counter",
+	    "AUTS resynchronisations refused (bad MAC-S or rate limit)",
+	    m->v[TW_C_RESYNCS_REFUSED]);
+	one(&o, "twag_store_vectors_total", "counter",
+	    "Authentication vectors and triplet sets issued by the store",
+	    m->v[TW_C_STORE_VECTORS]);
+	one(&o, "twag_store_errors_total", "counter",
+	    "Store calls that failed (I/O: no durable SQN, no vector)", m->v[TW_C_STORE_ERRORS]);
+	one(&o, "twag_store_reservations_total", "counter",
+	    "Durable SQN high-water mark writes", m->store_reservations);
+	head(&o, "twag_store_latency_seconds", "summary",
+	     "Time spent in store calls on the authentication path");
+	put(&o, "twag_store_latency_seconds_sum %.9f\n",
+	    (double)m->v[TW_C_STORE_LAT_NS] / 1e9);
+	put(&o, "twag_store_latency_seconds_count %llu\n",
+	    (unsigned long long)m->v[TW_C_STORE_LAT_COUNT]);
+	one(&o, "twag_store_subscribers_loaded", "gauge", "Subscribers held in memory",
+	    m->store_loaded);
+	one(&o, "twag_sessions_active", "gauge", "EAP conversations in the session table",
+	    m->sessions.active);
+	one(&o, "twag_sessions_max", "gauge", "Session table capacity (--max-sessions)",
+	    m->sessions.max);
+	one(&o, "twag_sessions_evicted_total", "counter",
+	    "Half-open sessions evicted because the table was full", m->sessions.evicted);
+	one(&o, "twag_sessions_expired_total", "counter",
+	    "Sessions ended by --session-timeout", m->sessions.expired);
+	one(&o, "twag_sessions_replaced_total", "counter",
+	    "Sessions ended by a new start from the same Calling-Station-Id",
+	    m->sessions.replaced);
+	one(&o, "twag_sessions_refused_total", "counter",
+	    "EAP starts rejected because every slot was a live conversation",
+	    m->sessions.refused);
+	one(&o, "twag_worker_threads", "gauge", "Worker threads", m->threads);
+	if (o.overflow)
+		return TW_ERR_OVERFLOW;
+	*len = o.len;
+	return TW_OK;
+}

@@ -1,0 +1,577 @@
+/*
+ * twag — twagd start-up, threads, signals and the metrics endpoint.
+ *
+ * Start-up allocates everything the packet path uses (session table,
+ * per-worker duplicate caches and buffers), opens the subscriber store,
+ * binds one SO_REUSEPORT UDP socket per worker, then logs "event=ready".
+ * The main thread then only waits for signals (sigwaitinfo):
+ *   SIGTERM, SIGINT  stop: workers finish their batch, the store is closed
+ *                    (SEQ_HE written back), exit 0;
+ *   SIGHUP           reopen the log file, reload the clients of --config.
+ * The metrics thread serves GET /metrics (Prometheus text 0.0.4) over
+ * HTTP/1.0, one connection at a time with a 1 s read timeout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "twag/bytes.h"
+
+#include "srv.h"
+
+enum { METRICS_BUF = 64 * 1024, METRICS_REQ_MAX = 4096 };
+
+static const char usage_text[] =
+	"usage: twagd --store sqlite:PATH --client IP[/PREFIX]=SECRET [options]\n"
+	"  --listen IP:PORT          RADIUS address (default 127.0.0.1:1812; [IPv6]:PORT)\n"
+	"  --store sqlite:PATH       subscriber store (created if missing)\n"
+	"  --client IP[/PREFIX]=SECRET  a RADIUS client and its shared secret (repeat)\n"
+	"  --network-name NAME       EAP-AKA' access network name (default WLAN)\n"
+	"  --threads N               worker threads (default: online CPUs)\n"
+	"  --metrics IP:PORT         Prometheus endpoint (GET /metrics)\n"
+	"  --kek-file F              key-encryption key (else TWAG_KEK, else PATH.kek)\n"
+	"  --config FILE             key = value file (see docs/twagd.conf.example)\n"
+	"  --realm REALM             realm of minted re-authentication identities\n"
+	"  --log-file F              log here instead of stderr (reopened on SIGHUP)\n"
+	"  --log-level L             error, warn, info (default) or debug\n"
+	"  --max-sessions N          EAP session table size (default 65536)\n"
+	"  --session-timeout S       EAP session expiry after its last packet (default 60)\n"
+	"  --reply-session-timeout S Session-Timeout in Access-Accept (default 3600, 0: none)\n"
+	"  --reauth-limit N          fast re-authentications per full one (default 16)\n"
+	"  --no-fast-reauth --no-pseudonyms --no-result-ind\n"
+	"  --id-policy trust|any|permanent  identity requests (default trust)\n"
+	"  --methods LIST            enabled methods in order (default aka-prime,aka,sim)\n"
+	"  --sim-fullauth-id-req     ask AT_FULLAUTH_ID_REQ in the first SIM/Start\n"
+	"  --dup-cache N             duplicate cache entries per worker (default 32768)\n"
+	"  --dup-expiry S            duplicate cache lifetime (default 10)\n"
+	"  --pid-file F              write the process id here\n";
+
+static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
+{
+	struct tw_srv_addr a;
+	uint16_t port = 0;
+	char ip[48];
+
+	if (tw_srv_addr_from_sockaddr(&a, &port, (const struct sockaddr *)ss) != TW_OK) {
+		snprintf(out, max, "?");
+		return;
+	}
+	tw_srv_addr_text(&a, ip, sizeof(ip));
+	if (ss->ss_family == AF_INET6 && a.family == 6)
+		snprintf(out, max, "[%s]:%u", ip, port);
+	else
+		snprintf(out, max, "%s:%u", ip, port);
+}
+
+static bool is_wildcard(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)ss)->sin_addr.s_addr == htonl(INADDR_ANY);
+	return tw_ct_is_zero(&((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
+}
+
+/* One UDP socket of the SO_REUSEPORT group (the kernel spreads clients
+ * over them by a hash of the source address and port). */
+static int open_udp(struct tw_srv *srv, char *err, size_t err_len)
+{
+	struct timeval tv = { 0, 200 * 1000 };
+	int one = 1, buf = 4 << 20;
+	int fd = socket(srv->listen_addr.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(err, err_len, "socket: %s", strerror(errno));
+		return -1;
+	}
+	if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one)) != 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) != 0) {
+		snprintf(err, err_len, "setsockopt: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* best effort: bursts of requests wait in the kernel, not dropped */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
+	(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (srv->pktinfo) {
+		if (srv->listen_addr.ss_family == AF_INET6)
+			(void)setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+		(void)setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	}
+	if (bind(fd, (const struct sockaddr *)&srv->listen_addr, srv->listen_len) != 0) {
+		snprintf(err, err_len, "bind %s: %s", srv->cfg.listen, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	/* port 0: the kernel chose one; the other sockets join it */
+	if (getsockname(fd, (struct sockaddr *)&srv->listen_addr, &srv->listen_len) != 0) {
+		snprintf(err, err_len, "getsockname: %s", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_metrics(struct tw_srv *srv, char *addr_text, size_t text_len, char *err,
+			size_t err_len)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int one = 1, fd;
+
+	if (tw_srv_sockaddr_parse(&ss, &sl, srv->cfg.metrics, 9812) != TW_OK) {
+		snprintf(err, err_len, "--metrics: bad address");
+		return -1;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		snprintf(err, err_len, "metrics socket: %s", strerror(errno));
+		return -1;
+	}
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) != 0 || listen(fd, 16) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+		snprintf(err, err_len, "metrics bind %s: %s", srv->cfg.metrics, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	sockaddr_text(&ss, addr_text, text_len);
+	return fd;
+}
+
+static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
+{
+	struct tw_srv_counters *c[TW_SRV_MAX_THREADS];
+	struct tw_store_stats ss;
+
+	memset(m, 0, sizeof(*m));
+	for (unsigned i = 0; i < srv->n_workers; i++)
+		c[i] = &srv->workers[i]->ctr;
+	tw_srv_metrics_sum(m, c, srv->n_workers);
+	tw_srv_sessions_stats(&srv->sessions, &m->sessions);
+	memset(&ss, 0, sizeof(ss));
+	tw_store_get_stats(srv->store, &ss);
+	m->store_reservations = ss.reservations;
+	m->store_loaded = ss.loaded;
+	m->threads = srv->n_workers;
+}
+
+static void send_all(int fd, const char *p, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return;
+		p += n;
+		len -= (size_t)n;
+	}
+}
+
+/* One HTTP/1.0 exchange: GET /metrics, else 404. */
+static void metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max)
+{
+	struct timeval tv = { 1, 0 };
+	char req[METRICS_REQ_MAX + 1], hdr[256];
+	struct tw_srv_metrics m;
+	size_t got = 0, blen = 0;
+
+	(void)setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	while (got < METRICS_REQ_MAX) {
+		ssize_t n = recv(c, req + got, METRICS_REQ_MAX - got, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+		req[got] = 0;
+		if (strstr(req, "\r\n\r\n") != NULL || strstr(req, "\n\n") != NULL)
+			break;
+	}
+	req[got] = 0;
+	if ((strncmp(req, "GET /metrics ", 13) == 0 || strncmp(req, "GET /metrics?", 13) == 0 ||
+	     strncmp(req, "GET /metrics\r", 13) == 0)) {
+		metrics_snapshot(srv, &m);
+		if (tw_srv_metrics_format(&m, body, body_max, &blen) != TW_OK)
+			blen = 0;
+		snprintf(hdr, sizeof(hdr),
+			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
+			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
+			 blen);
+		send_all(c, hdr, strlen(hdr));
+		send_all(c, body, blen);
+	} else {
+		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n"
+					 "Content-Length: 10\r\nConnection: close\r\n\r\nnot found\n";
+
+		send_all(c, nf, sizeof(nf) - 1);
+	}
+}
+
+static void *metrics_run(void *arg)
+{
+	struct tw_srv *srv = arg;
+	char *body = malloc(METRICS_BUF);
+
+	if (body == NULL) {
+		tw_logf(NULL, TW_LOG_ERROR, "metrics-error", "what=no-memory");
+		return NULL;
+	}
+	while (!atomic_load(&srv->stop)) {
+		struct pollfd pf = { srv->metrics_fd, POLLIN, 0 };
+		int c;
+
+		if (poll(&pf, 1, 200) <= 0)
+			continue;
+		c = accept4(srv->metrics_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (c < 0)
+			continue;
+		metrics_serve(srv, c, body, METRICS_BUF);
+		close(c);
+	}
+	free(body);
+	return NULL;
+}
+
+/* SIGHUP: a new client table from --config (plus the --client flags) is
+ * published; the old one is freed once every worker has moved on. */
+static void reload_clients(struct tw_srv *srv)
+{
+	struct tw_srv_clients *nt = calloc(1, sizeof(*nt)), *old;
+	char err[256], msg[300];
+	uint64_t epoch;
+
+	if (nt == NULL)
+		return;
+	if (tw_srv_config_reload_clients(&srv->cfg, nt, err, sizeof(err)) != TW_OK) {
+		tw_log_quote(msg, sizeof(msg), err);
+		tw_log_always(NULL, TW_LOG_WARN, "reload-failed", "msg=%s", msg);
+		free(nt);
+		return;
+	}
+	old = atomic_exchange(&srv->clients, nt);
+	epoch = atomic_fetch_add(&srv->epoch, 1) + 1;
+	for (int tries = 0; tries < 500; tries++) {
+		unsigned done = 0;
+
+		for (unsigned i = 0; i < srv->n_workers; i++)
+			if (atomic_load(&srv->workers[i]->epoch_seen) >= epoch)
+				done++;
+		if (done == srv->n_workers)
+			break;
+		usleep(10 * 1000);
+	}
+	/* a worker that did not move on within 5 s is stuck: better to keep
+	 * the old table allocated than to free it under it */
+	{
+		bool all = true;
+
+		for (unsigned i = 0; i < srv->n_workers; i++)
+			if (atomic_load(&srv->workers[i]->epoch_seen) < epoch)
+				all = false;
+		if (all) {
+			tw_srv_clients_free(old);
+			free(old);
+		}
+	}
+	tw_log_always(NULL, TW_LOG_INFO, "reload", "clients=%zu", nt->n);
+}
+
+static int write_pid(const char *path)
+{
+	char buf[32];
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+
+	if (fd < 0)
+		return TW_ERR_IO;
+	if (write(fd, buf, (size_t)n) != n) {
+		close(fd);
+		return TW_ERR_IO;
+	}
+	close(fd);
+	return TW_OK;
+}
+
+void tw_srv_eap_setup(struct tw_srv *srv)
+{
+	memset(&srv->eap, 0, sizeof(srv->eap));
+	memset(&srv->sim_opts, 0, sizeof(srv->sim_opts));
+	srv->eap.network_name = (const uint8_t *)srv->cfg.network_name;
+	srv->eap.network_name_len = strlen(srv->cfg.network_name);
+	for (unsigned i = 0; i < srv->cfg.n_methods; i++) {
+		if (srv->cfg.methods[i] == TW_SRV_M_AKA_PRIME)
+			srv->eap.enable_aka_prime = true;
+		else if (srv->cfg.methods[i] == TW_SRV_M_AKA)
+			srv->eap.enable_aka = true;
+		else
+			srv->eap.enable_sim = true;
+	}
+	srv->eap.result_ind = srv->cfg.result_ind;
+	srv->eap.pseudonyms = srv->cfg.pseudonyms;
+	srv->eap.fast_reauth = srv->cfg.fast_reauth;
+	/* the engines' reauth_limit bounds AT_COUNTER, which a full
+	 * authentication sets to 1 (RFC 4187 §5.1): N re-authentications per
+	 * full one is a counter limit of N + 1 (1: no re-auth id issued) */
+	srv->eap.reauth_limit = (uint16_t)(srv->cfg.reauth_limit + 1);
+	srv->eap.id_policy = srv->cfg.id_policy;
+	if (srv->cfg.realm[0]) {
+		srv->eap.realm = srv->cfg.realm;
+		srv->eap.realm_len = strlen(srv->cfg.realm);
+	}
+	srv->eap.ops = tw_store_identity_ops(srv->store);
+	srv->sim_opts.n_triplets = TW_EAP_SIM_MAX_TRIPLETS;
+	srv->sim_opts.fullauth_id_req_first = srv->cfg.sim_fullauth_id_req;
+}
+
+static void start_failed(const char *what, const char *err)
+{
+	char msg[300];
+
+	tw_log_quote(msg, sizeof(msg), err);
+	tw_log_always(NULL, TW_LOG_ERROR, "start-failed", "what=%s msg=%s", what, msg);
+}
+
+int tw_srv_main(int argc, char **argv)
+{
+	static struct tw_srv srv_storage;
+	struct tw_srv *srv = &srv_storage;
+	struct tw_store_opts so;
+	struct tw_srv_clients *ct = NULL;
+	uint8_t kek[TW_STORE_KEK_LEN], seed[16];
+	char err[512], listen_text[80], metrics_text[80] = "";
+	sigset_t sigs;
+	int rc, status = 1;
+	bool pid_written = false;
+
+	memset(srv, 0, sizeof(*srv));
+	srv->metrics_fd = -1;
+	tw_srv_config_defaults(&srv->cfg);
+	if (tw_srv_config_load(&srv->cfg, argc, argv, err, sizeof(err)) != TW_OK) {
+		fprintf(stderr, "twagd: %s\n", err);
+		tw_srv_config_free(&srv->cfg);
+		return 2;
+	}
+	if (srv->cfg.help) {
+		fputs(usage_text, stdout);
+		tw_srv_config_free(&srv->cfg);
+		return 0;
+	}
+	if (tw_log_open(srv->cfg.log_file) != TW_OK) {
+		fprintf(stderr, "twagd: --log-file: cannot open %s: %s\n", srv->cfg.log_file,
+			strerror(errno));
+		tw_srv_config_free(&srv->cfg);
+		return 1;
+	}
+	tw_log_set_level(srv->cfg.log_level);
+
+	/* signals are taken by sigwaitinfo in this thread only */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* the store: KEK from --kek-file / TWAG_KEK / PATH.kek, never logged */
+	rc = tw_store_kek_load(srv->cfg.kek_file[0] ? srv->cfg.kek_file : NULL, srv->cfg.store,
+			       true, kek, err, sizeof(err));
+	if (rc != TW_OK) {
+		start_failed("kek", err);
+		goto out;
+	}
+	memset(&so, 0, sizeof(so));
+	so.path = srv->cfg.store;
+	so.kek = kek;
+	rc = tw_store_open(&srv->store, &so, err, sizeof(err));
+	tw_wipe(kek, sizeof(kek));
+	if (rc != TW_OK) {
+		start_failed("store", err[0] ? err : tw_strerror(rc));
+		goto out;
+	}
+
+	tw_srv_eap_setup(srv);
+
+	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+		start_failed("random", "getrandom failed");
+		goto out;
+	}
+	rc = tw_srv_sessions_init(&srv->sessions, srv->cfg.max_sessions,
+				  srv->cfg.session_timeout, seed);
+	tw_wipe(seed, sizeof(seed));
+	if (rc != TW_OK) {
+		start_failed("sessions", tw_strerror(rc));
+		goto out;
+	}
+
+	/* the client table in use; cfg.clients keeps the --client flags */
+	ct = calloc(1, sizeof(*ct));
+	if (ct == NULL) {
+		start_failed("clients", "out of memory");
+		goto out;
+	}
+	*ct = srv->cfg.clients;
+	memset(&srv->cfg.clients, 0, sizeof(srv->cfg.clients));
+	if (tw_srv_clients_copy_cmdline(&srv->cfg.clients, ct) != TW_OK) {
+		start_failed("clients", "out of memory");
+		goto out;
+	}
+	atomic_store(&srv->clients, ct);
+	ct = NULL;
+
+	/* sockets and workers */
+	if (tw_srv_sockaddr_parse(&srv->listen_addr, &srv->listen_len, srv->cfg.listen,
+				  TW_SRV_DEFAULT_PORT) != TW_OK) {
+		start_failed("listen", "bad address");
+		goto out;
+	}
+	srv->pktinfo = is_wildcard(&srv->listen_addr);
+	srv->workers = calloc(srv->cfg.threads, sizeof(*srv->workers));
+	if (srv->workers == NULL) {
+		start_failed("workers", "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < srv->cfg.threads; i++) {
+		int fd = open_udp(srv, err, sizeof(err));
+
+		if (fd < 0) {
+			start_failed("listen", err);
+			goto out;
+		}
+		if (posix_memalign((void **)&srv->workers[i], 64, sizeof(struct tw_srv_worker)) !=
+		    0) {
+			close(fd);
+			start_failed("workers", "out of memory");
+			goto out;
+		}
+		srv->n_workers = i + 1;
+		if (tw_srv_worker_init(srv->workers[i], srv, i, fd) != TW_OK) {
+			start_failed("workers", "duplicate cache");
+			goto out;
+		}
+	}
+	sockaddr_text(&srv->listen_addr, listen_text, sizeof(listen_text));
+	if (srv->cfg.metrics[0]) {
+		srv->metrics_fd = open_metrics(srv, metrics_text, sizeof(metrics_text), err,
+					       sizeof(err));
+		if (srv->metrics_fd < 0) {
+			start_failed("metrics", err);
+			goto out;
+		}
+	}
+	if (srv->cfg.pid_file[0]) {
+		if (write_pid(srv->cfg.pid_file) != TW_OK) {
+			start_failed("pid-file", strerror(errno));
+			goto out;
+		}
+		pid_written = true;
+	}
+	for (unsigned i = 0; i < srv->n_workers; i++) {
+		if (pthread_create(&srv->workers[i]->thread, NULL, tw_srv_worker_run,
+				   srv->workers[i]) != 0) {
+			start_failed("threads", "pthread_create");
+			atomic_store(&srv->stop, true);
+			goto out;
+		}
+		srv->workers[i]->started = true;
+	}
+	if (srv->metrics_fd >= 0) {
+		if (pthread_create(&srv->metrics_thread, NULL, metrics_run, srv) != 0) {
+			start_failed("threads", "pthread_create");
+			atomic_store(&srv->stop, true);
+			goto out;
+		}
+		srv->metrics_started = true;
+	}
+	{
+		char store_q[TW_SRV_PATH_MAX + 8];
+
+		tw_log_quote(store_q, sizeof(store_q), srv->cfg.store);
+		tw_log_always(NULL, TW_LOG_INFO, "ready",
+			"listen=%s threads=%u metrics=%s store=%s clients=%zu max_sessions=%u "
+			"methods=%s%s%s%s%s",
+			listen_text, srv->n_workers, metrics_text[0] ? metrics_text : "-", store_q,
+			atomic_load(&srv->clients)->n, srv->cfg.max_sessions,
+			tw_srv_method_name(srv->cfg.methods[0]),
+			srv->cfg.n_methods > 1 ? "," : "",
+			srv->cfg.n_methods > 1 ? tw_srv_method_name(srv->cfg.methods[1]) : "",
+			srv->cfg.n_methods > 2 ? "," : "",
+			srv->cfg.n_methods > 2 ? tw_srv_method_name(srv->cfg.methods[2]) : "");
+	}
+
+	for (;;) {
+		siginfo_t si;
+		int sig = sigwaitinfo(&sigs, &si);
+
+		if (sig < 0)
+			continue;
+		if (sig == SIGHUP) {
+			if (tw_log_reopen() != TW_OK)
+				tw_log_always(NULL, TW_LOG_WARN, "reload-failed", "what=log-file");
+			reload_clients(srv);
+			continue;
+		}
+		tw_log_always(NULL, TW_LOG_INFO, "stopping", "signal=%s",
+			sig == SIGTERM ? "TERM" : "INT");
+		break;
+	}
+	status = 0;
+out:
+	tw_wipe(kek, sizeof(kek));
+	atomic_store(&srv->stop, true);
+	for (unsigned i = 0; i < srv->n_workers; i++)
+		if (srv->workers[i]->started)
+			pthread_join(srv->workers[i]->thread, NULL);
+	if (srv->metrics_started)
+		pthread_join(srv->metrics_thread, NULL);
+	if (status == 0) {
+		struct tw_srv_metrics m;
+
+		metrics_snapshot(srv, &m);
+		tw_log_always(NULL, TW_LOG_INFO, "stop",
+			"requests=%llu accepts=%llu rejects=%llu challenges=%llu dropped=%llu",
+			(unsigned long long)m.v[TW_C_REQUESTS],
+			(unsigned long long)m.v[TW_C_ACCEPTS],
+			(unsigned long long)m.v[TW_C_REJECTS],
+			(unsigned long long)m.v[TW_C_CHALLENGES],
+			(unsigned long long)m.v[TW_C_DROPPED]);
+	}
+	/* writes SEQ_HE back and flushes identity state */
+	tw_store_close(srv->store);
+	for (unsigned i = 0; i < srv->n_workers; i++) {
+		close(srv->workers[i]->fd);
+		tw_srv_worker_free(srv->workers[i]);
+		free(srv->workers[i]);
+	}
+	free(srv->workers);
+	if (srv->metrics_fd >= 0)
+		close(srv->metrics_fd);
+	if (srv->sessions.slots != NULL)
+		tw_srv_sessions_free(&srv->sessions);
+	if (ct != NULL) { /* not yet published */
+		tw_srv_clients_free(ct);
+		free(ct);
+	}
+	ct = atomic_load(&srv->clients);
+	if (ct != NULL) {
+		tw_srv_clients_free(ct);
+		free(ct);
+	}
+	tw_srv_config_free(&srv->cfg);
+	if (pid_written)
+		unlink(srv->cfg.pid_file);
+	tw_log_close();
+	return status;
+}

@@ -1,0 +1,99 @@
+/*
+ * twag — twagd internal: the daemon's shared state and its workers
+ * (server.c starts them, worker.c runs the packet path).
+ */
+#ifndef TWAG_SRV_H
+#define TWAG_SRV_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "twag/radius.h"
+#include "twag/server.h"
+#include "twag/store.h"
+
+enum {
+	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
+	TW_SRV_RND_POOL = 4096,   /* getrandom(2) octets buffered per worker */
+	TW_SRV_CMSG_LEN = 64,     /* room for IP_PKTINFO / IPV6_PKTINFO */
+	TW_SRV_EAP_OUT = 2048,    /* >= TW_EAP_OUT_MIN */
+};
+
+struct tw_srv;
+
+struct tw_srv_worker {
+	struct tw_srv_counters ctr;     /* first: its own cache lines */
+	struct tw_srv *srv;
+	unsigned idx;
+	int fd;
+	pthread_t thread;
+	bool started;
+	_Atomic uint64_t epoch_seen;    /* client-table generation in use */
+	const struct tw_srv_clients *clients;
+	uint64_t last_sweep_ms;
+	uint64_t last_full_log_ms;      /* rate limit of event=sessions-full */
+	struct tw_srv_dup dup;
+	struct tw_log_buf log;
+	size_t rnd_pos;
+	uint8_t rnd[TW_SRV_RND_POOL];
+	/* one batch */
+	struct mmsghdr rx[TW_SRV_BATCH], tx[TW_SRV_BATCH];
+	struct iovec rx_iov[TW_SRV_BATCH], tx_iov[TW_SRV_BATCH];
+	struct sockaddr_storage rx_addr[TW_SRV_BATCH];
+	uint8_t rx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
+	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
+	uint8_t rx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
+	uint8_t tx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
+	/* scratch of one request */
+	struct tw_radius_pkt pkt;
+	uint8_t eap_in[TW_RADIUS_EAP_MAX];
+	uint8_t eap_out[TW_SRV_EAP_OUT];
+};
+
+struct tw_srv {
+	struct tw_srv_config cfg;       /* cfg.clients: the --client entries */
+	struct tw_store *store;
+	struct tw_eap_server_cfg eap;
+	struct tw_eap_sim_server_opts sim_opts;
+	struct tw_srv_sessions sessions;
+	_Atomic(struct tw_srv_clients *) clients; /* current table */
+	_Atomic uint64_t epoch;
+	atomic_bool stop;
+	bool pktinfo;                   /* wildcard listen: answer from the
+					 * address the request was sent to */
+	struct tw_srv_worker **workers;
+	unsigned n_workers;
+	struct sockaddr_storage listen_addr;
+	socklen_t listen_len;
+	int metrics_fd;
+	pthread_t metrics_thread;
+	bool metrics_started;
+};
+
+/* A worker with its socket fd (owned), tables and buffers. */
+TW_MUST_CHECK int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv,
+				     unsigned idx, int fd);
+void tw_srv_worker_free(struct tw_srv_worker *w);
+
+/* The worker thread: recvmmsg, tw_srv_handle each, sendmmsg, until stop. */
+void *tw_srv_worker_run(void *arg);
+
+/*
+ * The packet path for one datagram from `from`: returns the length of the
+ * reply written to reply (TW_RADIUS_MAX_LEN octets), or 0 when the
+ * datagram is silently discarded. Counts and logs what it did.
+ */
+size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
+		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms);
+
+/* Fills srv->eap and srv->sim_opts from srv->cfg (store ops included). */
+void tw_srv_eap_setup(struct tw_srv *srv);
+
+/* Monotonic milliseconds (coarse clock: expiry only). */
+uint64_t tw_srv_now_ms(void);
+
+#endif

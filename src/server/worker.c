@@ -1,0 +1,891 @@
+/*
+ * twag — twagd's packet path: one worker thread per SO_REUSEPORT socket,
+ * batches of datagrams in (recvmmsg) and out (sendmmsg), and for each
+ * Access-Request the RADIUS rules and one step of the EAP conversation.
+ *
+ * Specs: RFC 2865 (June 2000) §3-§5 RADIUS; RFC 3579 (September 2003)
+ * §2.1 EAP over RADIUS (EAP-Message, State, EAP-Start), §3.2
+ * Message-Authenticator; RFC 5080 (December 2007) §2.2.2 duplicates;
+ * RFC 5997 (August 2010) §3 Status-Server; RFC 2548 (March 1999) §2.4
+ * MS-MPPE keys; RFC 3748 (June 2004) §4.2, §5.3.1 EAP Failure and Nak;
+ * TS 23.003 V17 §19.3 identity leading digits.
+ *
+ * Order of checks for each datagram (the Blast-RADIUS mitigations first):
+ *   1. source address not a configured client: drop, count;
+ *   2. strict decode (tw_radius_decode): drop, count malformed;
+ *   3. Message-Authenticator required and verified (constant time) on
+ *      every Access-Request with EAP and every Status-Server: drop, count;
+ *      nothing below runs, so a forged request creates no state and does
+ *      not touch the duplicate cache;
+ *   4. duplicate cache: a retransmission gets the cached reply byte for
+ *      byte (no EAP step, no vector), one still in progress is dropped;
+ *   5. the EAP step, with a store call when the session needs a vector.
+ * Every reply carries Message-Authenticator as its first attribute.
+ *
+ * No allocation here: buffers are the worker's, sessions the table's.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "twag/bytes.h"
+#include "twag/eap.h"
+#include "twag/hex.h"
+#include "twag/nai.h"
+
+#include "srv.h"
+
+/* What one Access-Request is about, for the helpers below. */
+struct req {
+	struct tw_srv_worker *w;
+	struct tw_srv *srv;
+	const struct tw_srv_client *client;
+	const struct tw_radius_pkt *p;
+	struct tw_srv_addr addr;
+	char ip[48];
+	struct tw_eap_view ev;     /* the EAP-Response (w->eap_in) */
+	size_t eap_len;
+	uint8_t *reply;
+	uint64_t now;
+	const char *reason;        /* why a reject, for the log */
+};
+
+uint64_t tw_srv_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Random octets (RAND, State, MPPE salts, Class) from a per-worker pool
+ * of getrandom(2) output; used octets are wiped from the pool. */
+static int rnd(struct tw_srv_worker *w, uint8_t *out, size_t len)
+{
+	if (len > sizeof(w->rnd))
+		return TW_ERR_INVAL;
+	if (w->rnd_pos + len > sizeof(w->rnd)) {
+		size_t got = 0;
+
+		while (got < sizeof(w->rnd)) {
+			ssize_t n = getrandom(w->rnd + got, sizeof(w->rnd) - got, 0);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				return TW_ERR_IO;
+			got += (size_t)n;
+		}
+		w->rnd_pos = 0;
+	}
+	memcpy(out, w->rnd + w->rnd_pos, len);
+	tw_wipe(w->rnd + w->rnd_pos, len);
+	w->rnd_pos += len;
+	return TW_OK;
+}
+
+/* The client's address as text, made only when a log line needs it. */
+static const char *ip_of(struct req *r)
+{
+	if (r->ip[0] == 0)
+		tw_srv_addr_text(&r->addr, r->ip, sizeof(r->ip));
+	return r->ip;
+}
+
+/* Log lines of a request; the arguments are evaluated only when the
+ * level is on (no address formatting on the fast path). */
+#define LOGR(r, lvl, ...)                                                     \
+	do {                                                                  \
+		if (tw_log_enabled(lvl))                                      \
+			tw_logf(&(r)->w->log, (lvl), __VA_ARGS__);            \
+	} while (0)
+
+static void count(struct req *r, enum tw_srv_ctr c)
+{
+	tw_srv_count(&r->w->ctr, c, 1);
+}
+
+/* ---- engines ------------------------------------------------------------ */
+
+static const uint8_t eap_type_of[TW_SRV_N_METHODS] = {
+	TW_EAP_TYPE_AKA_PRIME, TW_EAP_TYPE_AKA, TW_EAP_TYPE_SIM,
+};
+
+static bool method_enabled(const struct tw_srv *srv, unsigned m)
+{
+	for (unsigned i = 0; i < srv->cfg.n_methods; i++)
+		if (srv->cfg.methods[i] == m)
+			return true;
+	return false;
+}
+
+/* TS 23.003 §19.3.2-§19.3.6, RFC 4186/4187/9048: the leading digit of the
+ * EAP-Response/Identity names the method; anything else gets the first
+ * method of --methods. */
+static unsigned choose_method(const struct tw_srv *srv, const uint8_t *id, size_t len)
+{
+	struct tw_nai n;
+	int m = -1;
+	uint8_t d = 0;
+
+	if (tw_nai_parse(&n, id, len) == TW_OK && n.user_len > 0)
+		d = n.user[0];
+	else if (len > 0)
+		d = id[0];
+	switch (d) {
+	case '6': case '7': case '8':
+		m = TW_SRV_M_AKA_PRIME;
+		break;
+	case '0': case '2': case '4':
+		m = TW_SRV_M_AKA;
+		break;
+	case '1': case '3': case '5':
+		m = TW_SRV_M_SIM;
+		break;
+	default:
+		break;
+	}
+	if (m >= 0 && method_enabled(srv, (unsigned)m))
+		return (unsigned)m;
+	return srv->cfg.methods[0];
+}
+
+/* RFC 3748 §5.3.1: a Nak lists the types the peer wants; the first one we
+ * run and have not tried in this conversation, or -1. */
+static int nak_choice(const struct tw_srv *srv, const struct tw_srv_session *s,
+		      const uint8_t *types, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (unsigned m = 0; m < TW_SRV_N_METHODS; m++)
+			if (types[i] == eap_type_of[m] && method_enabled(srv, m) &&
+			    !(s->tried & (1u << m)))
+				return (int)m;
+	return -1;
+}
+
+static int engine_init(struct req *r, struct tw_srv_session *s, unsigned m)
+{
+	tw_wipe(&s->eng, sizeof(s->eng));
+	s->method = (uint8_t)m;
+	s->tried |= (uint8_t)(1u << m);
+	if (m == TW_SRV_M_SIM)
+		return tw_eap_sim_server_init(&s->eng.sim, &r->srv->eap, &r->srv->sim_opts);
+	return tw_aka_server_init(&s->eng.aka, &r->srv->eap, eap_type_of[m], 0);
+}
+
+static int engine_input(struct tw_srv_session *s, const uint8_t *pkt, size_t len,
+			uint8_t *out, size_t *out_len)
+{
+	if (s->method == TW_SRV_M_SIM)
+		return tw_eap_sim_server_input(&s->eng.sim, pkt, len, out, TW_SRV_EAP_OUT,
+					       out_len);
+	return tw_aka_server_input(&s->eng.aka, pkt, len, out, TW_SRV_EAP_OUT, out_len);
+}
+
+static const struct tw_eap_id_state *engine_ids(const struct tw_srv_session *s)
+{
+	return s->method == TW_SRV_M_SIM ? &s->eng.sim.ids : &s->eng.aka.ids;
+}
+
+static bool engine_reauth(const struct tw_srv_session *s)
+{
+	return s->method == TW_SRV_M_SIM ? s->eng.sim.reauth : s->eng.aka.reauth;
+}
+
+/* The masked IMSI of a session (STYLE: never a SUPI in clear), or "-". */
+static void session_imsi(const struct tw_srv_session *s, char out[TW_NAI_MASK_MAX])
+{
+	const struct tw_eap_id_state *ids = engine_ids(s);
+
+	if (ids->imsi_len == 0 ||
+	    tw_nai_mask_imsi(out, TW_NAI_MASK_MAX, ids->imsi, ids->imsi_len) != TW_OK)
+		snprintf(out, TW_NAI_MASK_MAX, "-");
+}
+
+static void store_latency(struct req *r, uint64_t t0)
+{
+	tw_srv_count(&r->w->ctr, TW_C_STORE_LAT_NS, now_ns() - t0);
+	count(r, TW_C_STORE_LAT_COUNT);
+}
+
+static const char *store_reason(int rc)
+{
+	switch (rc) {
+	case TW_ERR_NOTFOUND:
+		return "unknown-subscriber";
+	case TW_ERR_UNSUPPORTED:
+		return "method-not-for-subscriber";
+	case TW_ERR_IO:
+		return "store-io";
+	case TW_ERR_RANGE:
+		return "sqn-exhausted";
+	default:
+		return "store-error";
+	}
+}
+
+static void store_failed(struct req *r, struct tw_srv_session *s, const char *what, int rc)
+{
+	char imsi[TW_NAI_MASK_MAX];
+
+	r->reason = store_reason(rc);
+	if (rc == TW_ERR_NOTFOUND || rc == TW_ERR_UNSUPPORTED)
+		return;
+	count(r, TW_C_STORE_ERRORS);
+	session_imsi(s, imsi);
+	LOGR(r, TW_LOG_WARN, "store-error", "op=%s imsi=%s error=%s client=%s",
+		what, imsi, r->reason, ip_of(r));
+}
+
+/* TW_EAP_NEED_VECTOR: the store call (the only blocking step: a durable
+ * SQN write once per reserved block), then the engine continues. */
+static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
+			size_t *out_len)
+{
+	struct tw_srv_worker *w = r->w;
+	struct tw_store *st = r->srv->store;
+	char imsi[TW_NAI_MASK_MAX];
+	uint64_t t0;
+	int rc, act;
+
+	if (s->method == TW_SRV_M_SIM) {
+		const struct tw_eap_vec_request *q = tw_eap_sim_server_vec_request(&s->eng.sim);
+		struct tw_eap_sim_triplet t[TW_EAP_SIM_MAX_TRIPLETS];
+		uint8_t rands[TW_EAP_SIM_MAX_TRIPLETS][16];
+		unsigned n;
+
+		if (q == NULL || q->count < 1 || q->count > TW_EAP_SIM_MAX_TRIPLETS)
+			return TW_ERR_STATE;
+		n = q->count;
+		/* RFC 4186 §4.3: the RANDs of one challenge are distinct */
+		do {
+			rc = rnd(w, &rands[0][0], n * 16);
+			if (rc != TW_OK)
+				return rc;
+		} while (memcmp(rands[0], rands[1], 16) == 0 ||
+			 (n == 3 && (memcmp(rands[0], rands[2], 16) == 0 ||
+				     memcmp(rands[1], rands[2], 16) == 0)));
+		t0 = now_ns();
+		rc = tw_store_sim_triplets(st, q->imsi, (const uint8_t(*)[16])rands, n, t);
+		store_latency(r, t0);
+		if (rc != TW_OK) {
+			store_failed(r, s, "sim-triplets", rc);
+			tw_wipe(t, sizeof(t));
+			/* RFC 4186 §6.3.2: the authentication fails; the SIM
+			 * engine has no "no triplets" entry, the session ends
+			 * here with EAP-Failure answering the peer's response */
+			rc = tw_eap_result(out, TW_SRV_EAP_OUT, TW_EAP_FAILURE, r->ev.id, out_len);
+			return rc == TW_OK ? TW_EAP_REJECT : rc;
+		}
+		count(r, TW_C_STORE_VECTORS);
+		act = tw_eap_sim_server_vector(&s->eng.sim, t, n, out, TW_SRV_EAP_OUT, out_len);
+		tw_wipe(t, sizeof(t));
+		return act;
+	}
+
+	{
+		const struct tw_eap_vec_request *q = tw_aka_server_vec_request(&s->eng.aka);
+		struct tw_eap_aka_vec v;
+		uint8_t rand_[16];
+
+		if (q == NULL)
+			return TW_ERR_STATE;
+		if (q->resync) {
+			/* TS 33.102 §6.3.5 / C.3 via the store: MAC-S checked,
+			 * SEQ_HE never goes backwards, rate-limited */
+			t0 = now_ns();
+			rc = tw_store_resync(st, q->imsi, q->rand_, q->auts);
+			store_latency(r, t0);
+			session_imsi(s, imsi);
+			if (rc != TW_OK) {
+				count(r, TW_C_RESYNCS_REFUSED);
+				r->reason = rc == TW_ERR_AUTH ? "resync-bad-mac-s" :
+					    rc == TW_ERR_RANGE ? "resync-rate-limited" :
+								 store_reason(rc);
+				if (rc == TW_ERR_IO)
+					count(r, TW_C_STORE_ERRORS);
+				LOGR(r, TW_LOG_WARN, "resync-refused",
+					"method=%s imsi=%s reason=%s client=%s",
+					tw_srv_method_name(s->method), imsi, r->reason, ip_of(r));
+				return tw_aka_server_vector(&s->eng.aka, NULL, out,
+							    TW_SRV_EAP_OUT, out_len);
+			}
+			count(r, TW_C_RESYNCS);
+			LOGR(r, TW_LOG_INFO, "resync", "method=%s imsi=%s client=%s",
+				tw_srv_method_name(s->method), imsi, ip_of(r));
+		}
+		rc = rnd(w, rand_, sizeof(rand_));
+		if (rc != TW_OK)
+			return rc;
+		t0 = now_ns();
+		rc = tw_store_aka_vector(st, q->imsi, s->method == TW_SRV_M_AKA_PRIME, rand_, &v);
+		store_latency(r, t0);
+		if (rc != TW_OK) {
+			store_failed(r, s, "aka-vector", rc);
+			tw_wipe(&v, sizeof(v));
+			/* no durable SQN, no vector: EAP-Failure (RFC 4187 §6.3.2) */
+			return tw_aka_server_vector(&s->eng.aka, NULL, out, TW_SRV_EAP_OUT,
+						    out_len);
+		}
+		count(r, TW_C_STORE_VECTORS);
+		act = tw_aka_server_vector(&s->eng.aka, &v, out, TW_SRV_EAP_OUT, out_len);
+		tw_wipe(&v, sizeof(v));
+		return act;
+	}
+}
+
+/* ---- replies -------------------------------------------------------------- */
+
+static size_t finish(struct req *r, struct tw_radius_builder *b)
+{
+	size_t n = 0;
+
+	if (tw_radius_finish_response(b, r->client->secret, r->client->secret_len, &n) !=
+	    TW_OK) {
+		LOGR(r, TW_LOG_ERROR, "internal-error", "what=build-reply client=%s",
+			ip_of(r));
+		return 0;
+	}
+	return n;
+}
+
+/* Access-Reject (RFC 2865 §4.3), with EAP-Failure when eap is given
+ * (RFC 3579 §2.6.3: an Access-Reject in an EAP conversation carries it). */
+static size_t reply_reject(struct req *r, const uint8_t *eap, size_t eap_len)
+{
+	struct tw_radius_builder b;
+
+	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_REJECT,
+			     r->p->id, r->p->authenticator, true);
+	if (eap != NULL && eap_len > 0)
+		tw_radius_add_eap(&b, eap, eap_len);
+	count(r, TW_C_REJECTS);
+	return finish(r, &b);
+}
+
+/* Access-Reject with EAP-Failure answering the request's EAP Identifier
+ * (RFC 3748 §4.2), for requests that never reached a session. */
+static size_t reject_no_session(struct req *r, const char *reason)
+{
+	uint8_t fail[4];
+	size_t n = 0;
+
+	LOGR(r, TW_LOG_INFO, "reject", "reason=%s client=%s", reason, ip_of(r));
+	if (tw_eap_result(fail, sizeof(fail), TW_EAP_FAILURE, r->ev.id, &n) != TW_OK)
+		n = 0;
+	return reply_reject(r, fail, n);
+}
+
+static size_t reply_challenge(struct req *r, struct tw_srv_session *s,
+			      const uint8_t *eap, size_t eap_len)
+{
+	struct tw_radius_builder b;
+	uint8_t state[TW_SRV_STATE_LEN];
+
+	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_CHALLENGE,
+			     r->p->id, r->p->authenticator, true);
+	tw_radius_add_eap(&b, eap, eap_len);
+	tw_srv_session_state(&r->srv->sessions, s, state);
+	tw_radius_add(&b, TW_RADIUS_STATE, state, sizeof(state));
+	count(r, TW_C_CHALLENGES);
+	return finish(r, &b);
+}
+
+/* Access-Accept (RFC 2865 §4.2, RFC 3579 §2.6.3): EAP-Success, the MSK as
+ * MS-MPPE-Recv-Key (MSK[0..31]) and MS-MPPE-Send-Key (MSK[32..63]),
+ * salt-encrypted (RFC 2548 §2.4.2/§2.4.3), User-Name, Session-Timeout,
+ * Class. */
+static size_t reply_accept(struct req *r, struct tw_srv_session *s, const uint8_t *eap,
+			   size_t eap_len)
+{
+	struct tw_radius_builder b;
+	struct tw_eap_keys k;
+	uint8_t rb[2 + 8];
+	char cls[5 + 16 + 1];
+	const uint8_t *ident;
+	size_t ident_len, n = 0;
+
+	memset(&k, 0, sizeof(k));
+	if (s->method == TW_SRV_M_SIM) {
+		const struct tw_eap_keys *kp = tw_eap_sim_server_keys(&s->eng.sim);
+
+		if (kp == NULL)
+			goto out;
+		k = *kp;
+		ident = s->eng.sim.identity;
+		ident_len = s->eng.sim.identity_len;
+	} else {
+		if (tw_aka_server_keys(&s->eng.aka, &k) != TW_OK)
+			goto out;
+		ident = s->eng.aka.identity;
+		ident_len = s->eng.aka.identity_len;
+	}
+	if (rnd(r->w, rb, sizeof(rb)) != TW_OK)
+		goto out;
+	memcpy(cls, "twag:", 5);
+	tw_hex_encode(cls + 5, rb + 2, 8);
+	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_ACCEPT,
+			     r->p->id, r->p->authenticator, true);
+	tw_radius_add_eap(&b, eap, eap_len);
+	tw_radius_add_mppe_keys(&b, r->client->secret, r->client->secret_len,
+				r->p->authenticator, k.msk, tw_load_be16(rb));
+	if (ident_len > 0 && ident_len <= TW_RADIUS_ATTR_MAX_VALUE)
+		tw_radius_add(&b, TW_RADIUS_USER_NAME, ident, ident_len);
+	if (r->srv->cfg.reply_session_timeout > 0)
+		tw_radius_add_u32(&b, TW_RADIUS_SESSION_TIMEOUT,
+				  r->srv->cfg.reply_session_timeout);
+	tw_radius_add(&b, TW_RADIUS_CLASS, cls, 5 + 16);
+	n = finish(r, &b);
+out:
+	tw_wipe(&k, sizeof(k));
+	if (n > 0)
+		count(r, TW_C_ACCEPTS);
+	return n;
+}
+
+/* ---- the conversation ----------------------------------------------------- */
+
+/* One EAP step of session s with the response in w->eap_in; the session is
+ * held busy and released here. */
+static size_t converse(struct req *r, struct tw_srv_session *s, bool first)
+{
+	struct tw_srv_worker *w = r->w;
+	uint8_t *out = w->eap_out;
+	size_t out_len = 0, n = 0;
+	char imsi[TW_NAI_MASK_MAX];
+	bool ended = true;
+	int act;
+
+	if (!first && r->ev.type == TW_EAP_TYPE_NAK && r->ev.id == s->last_req_id &&
+	    s->idpkt_len > 0) {
+		/* RFC 3748 §5.3.1: the peer refuses this method and proposes
+		 * others: run the first acceptable one from the identity
+		 * again, answering the Nak's Identifier */
+		int m = nak_choice(r->srv, s, r->ev.data, r->ev.data_len);
+
+		if (m >= 0) {
+			uint8_t idpkt[TW_SRV_IDPKT_MAX];
+			unsigned from = s->method;
+
+			count(r, TW_C_NAKS);
+			memcpy(idpkt, s->idpkt, s->idpkt_len);
+			idpkt[1] = r->ev.id;
+			act = engine_init(r, s, (unsigned)m);
+			if (act == TW_OK)
+				act = engine_input(s, idpkt, s->idpkt_len, out, &out_len);
+			LOGR(r, TW_LOG_DEBUG, "nak", "from=%s to=%s client=%s",
+				tw_srv_method_name(from), tw_srv_method_name(s->method), ip_of(r));
+			goto step;
+		}
+	}
+	act = engine_input(s, w->eap_in, r->eap_len, out, &out_len);
+step:
+	while (act == TW_EAP_NEED_VECTOR)
+		act = fetch_vector(r, s, out, &out_len);
+
+	switch (act) {
+	case TW_EAP_SEND:
+		if (!first)
+			s->established = true; /* the peer answered a request of ours */
+		s->last_req_id = out[1];
+		n = reply_challenge(r, s, out, out_len);
+		ended = n == 0;
+		break;
+	case TW_EAP_ACCEPT:
+		n = reply_accept(r, s, out, out_len);
+		session_imsi(s, imsi);
+		if (n > 0) {
+			count(r, (engine_reauth(s) ? TW_C_ATTACH_REAUTH : TW_C_ATTACH_FULL) +
+					 s->method);
+			LOGR(r, TW_LOG_INFO, "accept",
+				"method=%s kind=%s imsi=%s client=%s",
+				tw_srv_method_name(s->method),
+				engine_reauth(s) ? "reauth" : "full", imsi, ip_of(r));
+		}
+		break;
+	case TW_EAP_REJECT:
+		n = reply_reject(r, out, out_len);
+		count(r, TW_C_AUTH_FAIL + s->method);
+		session_imsi(s, imsi);
+		LOGR(r, TW_LOG_INFO, "reject", "method=%s imsi=%s reason=%s client=%s",
+			tw_srv_method_name(s->method), imsi,
+			r->reason != NULL ? r->reason : "eap-failure", ip_of(r));
+		break;
+	case TW_EAP_DISCARD:
+		/* RFC 3748 §4.1: not the response we wait for; the session
+		 * stays unless this was its very first packet */
+		count(r, TW_C_DROPPED);
+		LOGR(r, TW_LOG_DEBUG, "drop", "reason=eap-discard method=%s client=%s",
+			tw_srv_method_name(s->method), ip_of(r));
+		ended = first;
+		break;
+	default:
+		/* a caller error of ours: never leave the peer hanging */
+		LOGR(r, TW_LOG_ERROR, "internal-error", "what=eap-engine rc=%d method=%s",
+			act, tw_srv_method_name(s->method));
+		count(r, TW_C_AUTH_FAIL + s->method);
+		n = reject_no_session(r, "internal-error");
+		break;
+	}
+	tw_wipe(out, out_len);
+	tw_srv_sessions_release(&r->srv->sessions, s, ended, r->now);
+	return n;
+}
+
+/* A first Access-Request of a conversation: EAP-Response/Identity. */
+static size_t start_session(struct req *r)
+{
+	const struct tw_radius_attr *csi;
+	struct tw_srv_session *s;
+	uint8_t token[TW_SRV_TOKEN_LEN];
+	unsigned m;
+
+	if (r->ev.type != TW_EAP_TYPE_IDENTITY)
+		return reject_no_session(r, "no-state");
+	if (r->eap_len > TW_SRV_IDPKT_MAX)
+		return reject_no_session(r, "identity-too-long");
+	if (rnd(r->w, token, sizeof(token)) != TW_OK)
+		return reject_no_session(r, "no-random");
+	csi = tw_radius_find(r->p, TW_RADIUS_CALLING_STATION_ID);
+	s = tw_srv_sessions_start(&r->srv->sessions,
+				  csi != NULL ? tw_radius_value(r->p, csi) : NULL,
+				  csi != NULL ? csi->len : 0, token, r->now);
+	tw_wipe(token, sizeof(token));
+	if (s == NULL) {
+		/* every slot is a live conversation: a counted, clean reject
+		 * (logged at most once a second per worker: a flood must not
+		 * turn into a log flood) */
+		if (r->now - r->w->last_full_log_ms >= 1000) {
+			r->w->last_full_log_ms = r->now;
+			LOGR(r, TW_LOG_WARN, "sessions-full", "client=%s", ip_of(r));
+		}
+		return reject_no_session(r, "sessions-full");
+	}
+	s->nas = r->addr;
+	memcpy(s->idpkt, r->w->eap_in, r->eap_len);
+	s->idpkt_len = (uint16_t)r->eap_len;
+	m = choose_method(r->srv, r->ev.data, r->ev.data_len);
+	if (engine_init(r, s, m) != TW_OK) {
+		tw_srv_sessions_release(&r->srv->sessions, s, true, r->now);
+		return reject_no_session(r, "method-init");
+	}
+	return converse(r, s, true);
+}
+
+static size_t access_request(struct req *r)
+{
+	const struct tw_radius_pkt *p = r->p;
+	const struct tw_radius_attr *st;
+	struct tw_srv_session *s;
+	size_t n;
+	int rc;
+
+	if (p->n_eap == 0) {
+		/* not EAP (PAP, CHAP...): this server only does EAP */
+		LOGR(r, TW_LOG_INFO, "reject", "reason=no-eap client=%s", ip_of(r));
+		return reply_reject(r, NULL, 0);
+	}
+	if (p->eap_len == 0) {
+		/* RFC 3579 §2.1 EAP-Start (an empty EAP-Message): answer with
+		 * EAP-Request/Identity, statelessly (no State: the
+		 * EAP-Response/Identity then starts the session) */
+		struct tw_radius_builder b;
+		uint8_t req_id[8], id;
+
+		if (rnd(r->w, &id, 1) != TW_OK ||
+		    tw_eap_request_identity(req_id, sizeof(req_id), id, &n) != TW_OK)
+			return 0;
+		tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_CHALLENGE,
+				     p->id, p->authenticator, true);
+		tw_radius_add_eap(&b, req_id, n);
+		count(r, TW_C_CHALLENGES);
+		return finish(r, &b);
+	}
+	rc = tw_radius_eap_join(p, r->w->eap_in, sizeof(r->w->eap_in), &r->eap_len);
+	if (rc != TW_OK || tw_eap_decode(&r->ev, r->w->eap_in, r->eap_len) != TW_OK) {
+		/* RFC 3579 §2.2: an invalid EAP packet is silently discarded */
+		count(r, TW_C_MALFORMED);
+		LOGR(r, TW_LOG_DEBUG, "drop", "reason=bad-eap client=%s", ip_of(r));
+		return 0;
+	}
+	if (r->ev.code != TW_EAP_RESPONSE)
+		return reject_no_session(r, "not-eap-response");
+	st = tw_radius_find(p, TW_RADIUS_STATE);
+	if (st == NULL)
+		return start_session(r);
+	rc = tw_srv_sessions_acquire(&r->srv->sessions, tw_radius_value(p, st), st->len,
+				     r->now, &s);
+	if (rc == TW_ERR_STATE) {
+		/* another worker is on this session (the NAS retransmitted
+		 * from another port): let that one answer */
+		count(r, TW_C_DROPPED);
+		return 0;
+	}
+	if (rc != TW_OK)
+		return reject_no_session(r, "unknown-state");
+	if (!tw_srv_addr_eq(&s->nas, &r->addr)) {
+		/* a State is good only from the client that got it */
+		tw_srv_sessions_release(&r->srv->sessions, s, false, r->now);
+		count(r, TW_C_DROPPED);
+		LOGR(r, TW_LOG_WARN, "drop", "reason=state-from-other-client client=%s",
+			ip_of(r));
+		return 0;
+	}
+	return converse(r, s, false);
+}
+
+/* RFC 5997 §3: Status-Server (with a valid Message-Authenticator) is
+ * answered with Access-Accept; no duplicate detection (§3, "SHOULD NOT"). */
+static size_t status_server(struct req *r)
+{
+	struct tw_radius_builder b;
+
+	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_ACCEPT,
+			     r->p->id, r->p->authenticator, true);
+	count(r, TW_C_STATUS_SERVER);
+	return finish(r, &b);
+}
+
+size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
+		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms)
+{
+	struct tw_srv_dup_entry *e = NULL;
+	struct req r;
+	uint16_t port;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.w = w;
+	r.srv = w->srv;
+	r.p = &w->pkt;
+	r.reply = reply;
+	r.now = now_ms;
+	if (tw_srv_addr_from_sockaddr(&r.addr, &port, from) != TW_OK)
+		return 0;
+	/* RFC 2865 §3: only configured clients */
+	r.client = tw_srv_clients_find(w->clients, &r.addr);
+	if (r.client == NULL) {
+		count(&r, TW_C_UNKNOWN_CLIENTS);
+		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=unknown-client client=%s", ip_of(&r));
+		return 0;
+	}
+	if (tw_radius_decode(&w->pkt, in, len) != TW_OK) {
+		count(&r, TW_C_MALFORMED);
+		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=malformed client=%s", ip_of(&r));
+		return 0;
+	}
+	if (w->pkt.code != TW_RADIUS_ACCESS_REQUEST && w->pkt.code != TW_RADIUS_STATUS_SERVER) {
+		count(&r, TW_C_UNKNOWN_TYPES);
+		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=unknown-code code=%u client=%s",
+			w->pkt.code, ip_of(&r));
+		return 0;
+	}
+	if (w->pkt.code == TW_RADIUS_ACCESS_REQUEST)
+		count(&r, TW_C_REQUESTS);
+	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
+	 * anything else: a request without a valid one leaves no trace */
+	if (tw_radius_verify_request(&w->pkt, r.client->secret, r.client->secret_len) !=
+	    TW_OK) {
+		count(&r, TW_C_BAD_AUTH);
+		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
+			ip_of(&r));
+		return 0;
+	}
+	if (w->pkt.code == TW_RADIUS_STATUS_SERVER)
+		return status_server(&r);
+	/* a request without EAP gets a fixed Access-Reject (byte-identical
+	 * for a retransmission anyway): it may carry no Message-Authenticator,
+	 * so it must not reach the duplicate cache and push authenticated
+	 * requests out of it */
+	if (w->pkt.n_eap == 0)
+		return access_request(&r);
+
+	switch (tw_srv_dup_lookup(&w->dup, &r.addr, port, w->pkt.id, w->pkt.authenticator,
+				  now_ms, &e)) {
+	case TW_SRV_DUP_REPLAY:
+		count(&r, TW_C_DUPLICATES);
+		memcpy(reply, tw_srv_dup_reply(&w->dup, e), e->reply_len);
+		LOGR(&r, TW_LOG_DEBUG, "duplicate", "action=resend client=%s", ip_of(&r));
+		return e->reply_len;
+	case TW_SRV_DUP_PENDING:
+		count(&r, TW_C_DUPLICATES);
+		count(&r, TW_C_DROPPED);
+		return 0;
+	case TW_SRV_DUP_NEW:
+		break;
+	}
+	n = access_request(&r);
+	if (n > 0)
+		tw_srv_dup_done(&w->dup, e, reply, n, now_ms);
+	else
+		tw_srv_dup_forget(&w->dup, e);
+	return n;
+}
+
+/* ---- the worker thread ------------------------------------------------------ */
+
+int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx, int fd)
+{
+	uint8_t seed[16];
+	int rc;
+
+	memset(w, 0, sizeof(*w));
+	w->srv = srv;
+	w->idx = idx;
+	w->fd = fd;
+	w->rnd_pos = sizeof(w->rnd); /* filled on first use */
+	rc = rnd(w, seed, sizeof(seed));
+	if (rc == TW_OK)
+		rc = tw_srv_dup_init(&w->dup, srv->cfg.dup_entries, srv->cfg.dup_expiry, seed);
+	tw_wipe(seed, sizeof(seed));
+	return rc;
+}
+
+void tw_srv_worker_free(struct tw_srv_worker *w)
+{
+	tw_srv_dup_free(&w->dup);
+	tw_wipe(w->rnd, sizeof(w->rnd));
+	tw_wipe(w->tx_buf, sizeof(w->tx_buf));
+	tw_wipe(w->eap_in, sizeof(w->eap_in));
+}
+
+/* With a wildcard listen address the reply must leave from the address
+ * the request was sent to: echo IP_PKTINFO / IPV6_PKTINFO. */
+static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
+{
+	struct msghdr m;
+	struct cmsghdr *c, *o;
+
+	memset(&m, 0, sizeof(m));
+	m.msg_control = out;
+	m.msg_controllen = max;
+	o = CMSG_FIRSTHDR(&m);
+	for (c = CMSG_FIRSTHDR((struct msghdr *)in); c != NULL && o != NULL;
+	     c = CMSG_NXTHDR((struct msghdr *)in, c)) {
+		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+		    CMSG_SPACE(sizeof(struct in_pktinfo)) <= max) {
+			struct in_pktinfo pi;
+
+			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
+			pi.ipi_spec_dst = pi.ipi_addr;
+			pi.ipi_ifindex = 0;
+			o->cmsg_level = IPPROTO_IP;
+			o->cmsg_type = IP_PKTINFO;
+			o->cmsg_len = CMSG_LEN(sizeof(pi));
+			memcpy(CMSG_DATA(o), &pi, sizeof(pi));
+			return CMSG_SPACE(sizeof(pi));
+		}
+		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+		    CMSG_SPACE(sizeof(struct in6_pktinfo)) <= max) {
+			o->cmsg_level = IPPROTO_IPV6;
+			o->cmsg_type = IPV6_PKTINFO;
+			o->cmsg_len = CMSG_LEN(sizeof(struct in6_pktinfo));
+			memcpy(CMSG_DATA(o), CMSG_DATA(c), sizeof(struct in6_pktinfo));
+			return CMSG_SPACE(sizeof(struct in6_pktinfo));
+		}
+	}
+	return 0;
+}
+
+void *tw_srv_worker_run(void *arg)
+{
+	struct tw_srv_worker *w = arg;
+	struct tw_srv *srv = w->srv;
+
+	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
+		uint64_t epoch = atomic_load(&srv->epoch), now;
+		int n, m = 0;
+
+		/* the client table of this batch; publishing the epoch tells a
+		 * SIGHUP reload that the previous table is no longer used */
+		w->clients = atomic_load(&srv->clients);
+		atomic_store(&w->epoch_seen, epoch);
+
+		for (int i = 0; i < TW_SRV_BATCH; i++) {
+			w->rx_iov[i].iov_base = w->rx_buf[i];
+			w->rx_iov[i].iov_len = sizeof(w->rx_buf[i]);
+			memset(&w->rx[i].msg_hdr, 0, sizeof(w->rx[i].msg_hdr));
+			w->rx[i].msg_hdr.msg_iov = &w->rx_iov[i];
+			w->rx[i].msg_hdr.msg_iovlen = 1;
+			w->rx[i].msg_hdr.msg_name = &w->rx_addr[i];
+			w->rx[i].msg_hdr.msg_namelen = sizeof(w->rx_addr[i]);
+			if (srv->pktinfo) {
+				w->rx[i].msg_hdr.msg_control = w->rx_cmsg[i];
+				w->rx[i].msg_hdr.msg_controllen = sizeof(w->rx_cmsg[i]);
+			}
+		}
+		/* blocks for the first datagram (SO_RCVTIMEO 200 ms, so the
+		 * stop flag is seen), then takes what is queued */
+		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
+		now = tw_srv_now_ms();
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
+		for (int i = 0; i < n; i++) {
+			struct msghdr *h = &w->rx[i].msg_hdr;
+			size_t len;
+
+			if (h->msg_flags & MSG_TRUNC) {
+				/* longer than RFC 2865's 4096 octets */
+				tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
+				continue;
+			}
+			len = tw_srv_handle(w, w->rx_buf[i], w->rx[i].msg_len,
+					    (const struct sockaddr *)&w->rx_addr[i], w->tx_buf[m],
+					    now);
+			if (len == 0)
+				continue;
+			memset(&w->tx[m].msg_hdr, 0, sizeof(w->tx[m].msg_hdr));
+			w->tx_iov[m].iov_base = w->tx_buf[m];
+			w->tx_iov[m].iov_len = len;
+			w->tx[m].msg_hdr.msg_iov = &w->tx_iov[m];
+			w->tx[m].msg_hdr.msg_iovlen = 1;
+			w->tx[m].msg_hdr.msg_name = &w->rx_addr[i];
+			w->tx[m].msg_hdr.msg_namelen = h->msg_namelen;
+			if (srv->pktinfo) {
+				size_t cl = reply_cmsg(h, w->tx_cmsg[m], sizeof(w->tx_cmsg[m]));
+
+				if (cl > 0) {
+					w->tx[m].msg_hdr.msg_control = w->tx_cmsg[m];
+					w->tx[m].msg_hdr.msg_controllen = cl;
+				}
+			}
+			m++;
+		}
+		for (int off = 0; off < m;) {
+			int k = sendmmsg(w->fd, w->tx + off, (unsigned)(m - off), 0);
+
+			if (k < 0 && errno == EINTR)
+				continue;
+			if (k <= 0) {
+				/* UDP: a reply that cannot be sent is lost, as
+				 * on the wire; the NAS retransmits and gets it
+				 * from the duplicate cache */
+				tw_logf(&w->log, TW_LOG_DEBUG, "socket-error", "op=sendmmsg errno=%d",
+					errno);
+				off++;
+				continue;
+			}
+			off += k;
+		}
+		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
+			w->last_sweep_ms = now;
+			(void)tw_srv_sessions_expire(&srv->sessions, now);
+		}
+		tw_log_flush(&w->log);
+	}
+	tw_log_flush(&w->log);
+	return NULL;
+}

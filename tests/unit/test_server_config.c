@@ -1,0 +1,454 @@
+/* twagd configuration: flags, the config file and their precedence, bad
+ * input naming the option or FILE:LINE; the client table (IPv4/IPv6
+ * prefixes, longest match, IPv4-mapped sources); listen addresses; the
+ * Prometheus text; log value quoting. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tw_test.h"
+
+#include "twag/server.h"
+
+static char tmpdir[] = "/tmp/twag-test-config-XXXXXX";
+
+static const char *write_file(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	if (f == NULL)
+		return NULL;
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* argv from a space-separated string (no quoting needed here). */
+static int load(struct tw_srv_config *c, const char *args, char *err, size_t err_len)
+{
+	char buf[2048], *argv[64];
+	int argc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", args);
+	argv[argc++] = (char *)"twagd";
+	for (char *t = strtok(buf, " "); t != NULL && argc < 63; t = strtok(NULL, " "))
+		argv[argc++] = t;
+	argv[argc] = NULL;
+	tw_srv_config_defaults(c);
+	return tw_srv_config_load(c, argc, argv, err, err_len);
+}
+
+static void test_flags(void)
+{
+	struct tw_srv_config c;
+	char err[512];
+
+	CHECK_OK(load(&c, "--listen 127.0.0.1:1812 --store sqlite:/tmp/x.db "
+			  "--client 127.0.0.1=testing123 --network-name WLAN --threads 3 "
+			  "--metrics 127.0.0.1:9812 --kek-file /k --max-sessions 1000 "
+			  "--session-timeout=30 --no-fast-reauth --id-policy any "
+			  "--methods sim,aka-prime --sim-fullauth-id-req --realm example.org",
+		      err, sizeof(err)));
+	CHECK(strcmp(c.store, "/tmp/x.db") == 0);
+	CHECK(strcmp(c.listen, "127.0.0.1:1812") == 0);
+	CHECK(strcmp(c.network_name, "WLAN") == 0);
+	CHECK(c.threads == 3 && c.max_sessions == 1000 && c.session_timeout == 30);
+	CHECK(!c.fast_reauth && c.pseudonyms && c.result_ind && c.sim_fullauth_id_req);
+	CHECK(c.id_policy == TW_EAP_ID_ALWAYS_ANY);
+	CHECK(c.n_methods == 2 && c.methods[0] == TW_SRV_M_SIM &&
+	      c.methods[1] == TW_SRV_M_AKA_PRIME);
+	CHECK(strcmp(c.realm, "example.org") == 0 && strcmp(c.kek_file, "/k") == 0);
+	CHECK(c.clients.n == 1 && c.clients.v[0].secret_len == 10 &&
+	      memcmp(c.clients.v[0].secret, "testing123", 10) == 0);
+	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
+	tw_srv_config_free(&c);
+
+	/* a store path without the scheme is a path */
+	CHECK_OK(load(&c, "--store /var/lib/twag.db --client 10.0.0.0/8=s", err, sizeof(err)));
+	CHECK(strcmp(c.store, "/var/lib/twag.db") == 0);
+	tw_srv_config_free(&c);
+
+	/* bad input: TW_ERR_INVAL and one line naming the option */
+	static const struct {
+		const char *args, *needle;
+	} bad[] = {
+		{ "--store sqlite:/x --client 127.0.0.1=s --threads 0", "--threads" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --threads 65", "--threads" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --threads 2x", "--threads" },
+		{ "--store sqlite:/x --client 127.0.0.1", "--client" },
+		{ "--store sqlite:/x --client 300.0.0.1=s", "--client" },
+		{ "--store sqlite:/x --client 10.0.0.0/33=s", "--client" },
+		{ "--store sqlite:/x --client ::1/129=s", "--client" },
+		{ "--store sqlite:/x --client 127.0.0.1=", "--client" },
+		{ "--store sqlite:/x", "--client" },
+		{ "--client 127.0.0.1=s", "--store" },
+		{ "--store mysql://h/db --client 127.0.0.1=s", "--store" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --listen 127.0.0.1:99999", "--listen" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --listen nohost:1", "--listen" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --methods aka,aka", "--methods" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --methods peap", "--methods" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --methods aka,", "--methods" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --id-policy maybe", "--id-policy" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --log-level loud", "--log-level" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --frobnicate", "--frobnicate" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --no-pseudonyms=yes", "--no-pseudonyms" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --realm", "--realm" },
+		{ "--store sqlite:/x --client 127.0.0.1=s extra", "extra" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --max-sessions 15", "--max-sessions" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-limit 65535", "--reauth-limit" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --config /nonexistent/f", "--config" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = 0;
+		if (!CHECK_ERR(load(&c, bad[i].args, err, sizeof(err)), TW_ERR_INVAL) ||
+		    !CHECK(strstr(err, bad[i].needle) != NULL && strchr(err, '\n') == NULL))
+			tw_note("case %zu: '%s' -> '%s'", i, bad[i].args, err);
+		tw_srv_config_free(&c);
+	}
+	/* a secret of 129 octets */
+	{
+		char args[400];
+
+		memset(err, 0, sizeof(err));
+		snprintf(args, sizeof(args), "--store /x --client 127.0.0.1=%0129d", 0);
+		CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL);
+		tw_srv_config_free(&c);
+	}
+	CHECK_OK(load(&c, "--help", err, sizeof(err)));
+	CHECK(c.help);
+	tw_srv_config_free(&c);
+}
+
+static void test_file(void)
+{
+	struct tw_srv_config c;
+	struct tw_srv_clients re;
+	char err[512], args[512];
+	const char *p;
+
+	p = write_file("ok.conf",
+		       "# twagd test config\n"
+		       "\n"
+		       "listen = 127.0.0.1:11812\n"
+		       "store = sqlite:/tmp/file.db\n"
+		       "  network-name =  WLAN  \n"
+		       "client = 127.0.0.1 file-secret\n"
+		       "client = 10.1.0.0/16 secret with spaces\n"
+		       "client = ::1=v6secret\n"
+		       "threads = 4\n"
+		       "no-pseudonyms\n"
+		       "no-result-ind = no\n"
+		       "log-level = debug\n"
+		       "methods = aka,sim\n");
+	CHECK(p != NULL);
+	snprintf(args, sizeof(args), "--config %s --threads 2 --client 127.0.0.1=cmdline", p);
+	CHECK_OK(load(&c, args, err, sizeof(err)));
+	/* the command line overrides the file */
+	CHECK(c.threads == 2);
+	CHECK(strcmp(c.listen, "127.0.0.1:11812") == 0 && strcmp(c.store, "/tmp/file.db") == 0);
+	CHECK(strcmp(c.network_name, "WLAN") == 0);
+	CHECK(!c.pseudonyms && c.result_ind && c.log_level == TW_LOG_DEBUG);
+	CHECK(c.n_methods == 2 && c.methods[0] == TW_SRV_M_AKA);
+	CHECK(c.clients.n == 3);
+	{
+		struct tw_srv_addr a;
+		const struct tw_srv_client *cl;
+		unsigned pf;
+
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "127.0.0.1"));
+		cl = tw_srv_clients_find(&c.clients, &a);
+		CHECK(cl != NULL && cl->from_cmdline && cl->secret_len == 7 &&
+		      memcmp(cl->secret, "cmdline", 7) == 0);
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.200.3"));
+		cl = tw_srv_clients_find(&c.clients, &a);
+		CHECK(cl != NULL && cl->secret_len == 18 &&
+		      memcmp(cl->secret, "secret with spaces", 18) == 0);
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "::1"));
+		cl = tw_srv_clients_find(&c.clients, &a);
+		CHECK(cl != NULL && cl->secret_len == 8);
+	}
+
+	/* SIGHUP: the file's clients re-read, the command line's kept */
+	p = write_file("ok.conf",
+		       "store = sqlite:/tmp/file.db\n"
+		       "client = 192.0.2.0/24 new-secret\n");
+	CHECK_OK(tw_srv_config_reload_clients(&c, &re, err, sizeof(err)));
+	CHECK(re.n == 2);
+	{
+		struct tw_srv_addr a;
+		unsigned pf;
+
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.200.3"));
+		CHECK(tw_srv_clients_find(&re, &a) == NULL);
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "192.0.2.77"));
+		CHECK(tw_srv_clients_find(&re, &a) != NULL);
+		CHECK_OK(tw_srv_addr_parse(&a, &pf, "127.0.0.1"));
+		CHECK(tw_srv_clients_find(&re, &a) != NULL);
+	}
+	tw_srv_clients_free(&re);
+	/* a broken file on reload: an error, nothing returned */
+	p = write_file("ok.conf", "client = 192.0.2.0/24\n");
+	err[0] = 0;
+	CHECK_ERR(tw_srv_config_reload_clients(&c, &re, err, sizeof(err)), TW_ERR_INVAL);
+	CHECK(strstr(err, "ok.conf:1") != NULL);
+	tw_srv_config_free(&c);
+
+	/* bad lines: FILE:LINE and what is wrong */
+	static const struct {
+		const char *text, *needle;
+	} bad[] = {
+		{ "store = /x\nclient = 127.0.0.1 s\nthreads = many\n", "bad.conf:3" },
+		{ "store = /x\nfoo = bar\n", "bad.conf:2: unknown key 'foo'" },
+		{ "store = /x\nlisten\n", "bad.conf:2: listen needs a value" },
+		{ "store = /x\nclient = 127.0.0.1\n", "bad.conf:2" },
+		{ "store = /x\nclient = 1.2.3.4.5 s\n", "bad.conf:2" },
+		{ "store = /x\nno-pseudonyms = perhaps\n", "bad.conf:2" },
+		{ "config = /other\n", "bad.conf:1: unknown key 'config'" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = write_file("bad.conf", bad[i].text);
+		snprintf(args, sizeof(args), "--config %s", p);
+		err[0] = 0;
+		if (!CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL) ||
+		    !CHECK(strstr(err, bad[i].needle) != NULL))
+			tw_note("file case %zu -> '%s'", i, err);
+		tw_srv_config_free(&c);
+	}
+	/* an over-long line */
+	{
+		static char longline[4000];
+
+		memset(longline, 'a', sizeof(longline) - 2);
+		longline[sizeof(longline) - 2] = '\n';
+		p = write_file("bad.conf", longline);
+		snprintf(args, sizeof(args), "--config %s", p);
+		CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL);
+		CHECK(strstr(err, "too long") != NULL);
+		tw_srv_config_free(&c);
+	}
+}
+
+static void test_clients(void)
+{
+	struct tw_srv_clients t;
+	struct tw_srv_addr a;
+	const struct tw_srv_client *c;
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+	char err[200], text[64];
+	unsigned pf;
+	uint16_t port;
+
+	memset(&t, 0, sizeof(t));
+	CHECK_OK(tw_srv_clients_add(&t, "10.0.0.0/8", (const uint8_t *)"wide", 4, false, err,
+				    sizeof(err)));
+	CHECK_OK(tw_srv_clients_add(&t, "10.1.2.0/24", (const uint8_t *)"narrow", 6, false, err,
+				    sizeof(err)));
+	CHECK_OK(tw_srv_clients_add(&t, "10.1.2.3/32", (const uint8_t *)"host", 4, false, err,
+				    sizeof(err)));
+	CHECK_OK(tw_srv_clients_add(&t, "2001:db8::/32", (const uint8_t *)"six", 3, false, err,
+				    sizeof(err)));
+	/* host bits below the prefix are cleared: the same network replaces */
+	CHECK_OK(tw_srv_clients_add(&t, "10.255.255.255/8", (const uint8_t *)"wide2", 5, false,
+				    err, sizeof(err)));
+	CHECK(t.n == 4);
+	CHECK(strcmp(t.v[0].name, "10.0.0.0/8") == 0);
+	CHECK(tw_srv_clients_add(&t, "10.0.0.0/8", (const uint8_t *)"", 0, false, err,
+				 sizeof(err)) == TW_ERR_LENGTH);
+
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.2.3"));
+	c = tw_srv_clients_find(&t, &a);
+	CHECK(c != NULL && c->secret_len == 4 && memcmp(c->secret, "host", 4) == 0);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.2.4"));
+	c = tw_srv_clients_find(&t, &a);
+	CHECK(c != NULL && c->secret_len == 6);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.200.0.1"));
+	c = tw_srv_clients_find(&t, &a);
+	CHECK(c != NULL && c->secret_len == 5);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "11.0.0.1"));
+	CHECK(tw_srv_clients_find(&t, &a) == NULL);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "2001:db8:1::5"));
+	c = tw_srv_clients_find(&t, &a);
+	CHECK(c != NULL && c->secret_len == 3);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "2001:db9::5"));
+	CHECK(tw_srv_clients_find(&t, &a) == NULL);
+
+	/* an IPv4-mapped source on a dual-stack socket matches the IPv4 entry */
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	s6.sin6_port = htons(4242);
+	CHECK(inet_pton(AF_INET6, "::ffff:10.1.2.3", &s6.sin6_addr) == 1);
+	CHECK_OK(tw_srv_addr_from_sockaddr(&a, &port, (struct sockaddr *)&s6));
+	CHECK(a.family == 4 && port == 4242);
+	c = tw_srv_clients_find(&t, &a);
+	CHECK(c != NULL && c->secret_len == 4);
+	tw_srv_addr_text(&a, text, sizeof(text));
+	CHECK(strcmp(text, "10.1.2.3") == 0);
+	memset(&s4, 0, sizeof(s4));
+	s4.sin_family = AF_INET;
+	s4.sin_port = htons(1);
+	s4.sin_addr.s_addr = htonl(0x0a010203);
+	CHECK_OK(tw_srv_addr_from_sockaddr(&a, &port, (struct sockaddr *)&s4));
+	CHECK(tw_srv_clients_find(&t, &a) == c);
+
+	CHECK_ERR(tw_srv_addr_parse(&a, &pf, "10.0.0.1/"), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_addr_parse(&a, &pf, "10.0.0.1/x"), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_addr_parse(&a, &pf, "/8"), TW_ERR_DECODE);
+	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.0.0.1/0"));
+	CHECK(pf == 0 && a.a[0] == 0);
+	tw_srv_clients_free(&t);
+	CHECK(t.n == 0 && t.v == NULL);
+}
+
+static void test_sockaddr(void)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	const struct sockaddr_in *in = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+	CHECK_OK(tw_srv_sockaddr_parse(&ss, &len, "127.0.0.1:1812", 1));
+	CHECK(in->sin_family == AF_INET && ntohs(in->sin_port) == 1812 &&
+	      len == sizeof(*in));
+	CHECK_OK(tw_srv_sockaddr_parse(&ss, &len, "127.0.0.1", 1813));
+	CHECK(ntohs(in->sin_port) == 1813);
+	CHECK_OK(tw_srv_sockaddr_parse(&ss, &len, "[::1]:1812", 1));
+	CHECK(in6->sin6_family == AF_INET6 && ntohs(in6->sin6_port) == 1812);
+	CHECK_OK(tw_srv_sockaddr_parse(&ss, &len, "::", 7));
+	CHECK(in6->sin6_family == AF_INET6 && ntohs(in6->sin6_port) == 7);
+	CHECK_OK(tw_srv_sockaddr_parse(&ss, &len, "0.0.0.0:0", 7));
+	CHECK(ntohs(in->sin_port) == 0);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "127.0.0.1:", 1), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "127.0.0.1:65536", 1), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "127.0.0.1:-1", 1), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "[::1", 1), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "[::1]x", 1), TW_ERR_DECODE);
+	CHECK_ERR(tw_srv_sockaddr_parse(&ss, &len, "example.com:1", 1), TW_ERR_DECODE);
+}
+
+/* Each sample line of the exposition must be "name[{labels}] value". */
+static bool valid_exposition(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		char line[512];
+		size_t n;
+
+		if (nl == NULL)
+			return false; /* every line ends with \n */
+		n = (size_t)(nl - p);
+		if (n >= sizeof(line))
+			return false;
+		memcpy(line, p, n);
+		line[n] = 0;
+		if (strncmp(line, "# HELP ", 7) != 0 && strncmp(line, "# TYPE ", 7) != 0) {
+			char *sp = strrchr(line, ' ');
+			char *e;
+
+			if (sp == NULL || line[0] < 'a' || line[0] > 'z')
+				return false;
+			strtod(sp + 1, &e);
+			if (*e != 0 || e == sp + 1)
+				return false;
+		}
+		p = nl + 1;
+	}
+	return true;
+}
+
+static void test_metrics(void)
+{
+	static struct tw_srv_counters c1, c2;
+	struct tw_srv_counters *cs[2] = { &c1, &c2 };
+	struct tw_srv_metrics m;
+	static char buf[65536];
+	size_t len = 0;
+
+	memset(&m, 0, sizeof(m));
+	tw_srv_count(&c1, TW_C_REQUESTS, 5);
+	tw_srv_count(&c2, TW_C_REQUESTS, 7);
+	tw_srv_count(&c2, TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME, 3);
+	tw_srv_count(&c1, TW_C_ATTACH_REAUTH + TW_SRV_M_SIM, 2);
+	tw_srv_count(&c1, TW_C_STORE_LAT_NS, 1500000);
+	tw_srv_count(&c1, TW_C_STORE_LAT_COUNT, 3);
+	tw_srv_count(&c2, TW_C_AUTH_FAIL + TW_SRV_M_AKA, 1);
+	tw_srv_metrics_sum(&m, cs, 2);
+	m.sessions.active = 9;
+	m.sessions.max = 65536;
+	m.threads = 2;
+	CHECK_OK(tw_srv_metrics_format(&m, buf, sizeof(buf), &len));
+	buf[len] = 0;
+	CHECK(strstr(buf, "\ntwag_radius_access_requests_total 12\n") != NULL);
+	CHECK(strstr(buf, "# TYPE twag_radius_access_requests_total counter\n") != NULL);
+	CHECK(strstr(buf, "twag_attaches_total{method=\"aka-prime\",kind=\"full\"} 3\n") != NULL);
+	CHECK(strstr(buf, "twag_attaches_total{method=\"sim\",kind=\"reauth\"} 2\n") != NULL);
+	CHECK(strstr(buf, "twag_attaches_total{method=\"aka\",kind=\"full\"} 0\n") != NULL);
+	CHECK(strstr(buf, "twag_auth_failures_total{method=\"aka\"} 1\n") != NULL);
+	CHECK(strstr(buf, "twag_store_latency_seconds_sum 0.001500000\n") != NULL);
+	CHECK(strstr(buf, "twag_store_latency_seconds_count 3\n") != NULL);
+	CHECK(strstr(buf, "twag_sessions_active 9\n") != NULL);
+	CHECK(strstr(buf, "# TYPE twag_sessions_active gauge\n") != NULL);
+	CHECK(strstr(buf, "twag_sessions_max 65536\n") != NULL);
+	/* every name of the interface is there */
+	static const char *const names[] = {
+		"twag_radius_access_requests_total", "twag_radius_access_accepts_total",
+		"twag_radius_access_rejects_total", "twag_radius_access_challenges_total",
+		"twag_radius_malformed_packets_total", "twag_radius_bad_authenticators_total",
+		"twag_radius_packets_dropped_total", "twag_radius_duplicate_requests_total",
+		"twag_radius_unknown_clients_total", "twag_radius_status_server_total",
+		"twag_resyncs_total", "twag_resyncs_refused_total", "twag_store_vectors_total",
+		"twag_store_errors_total", "twag_sessions_evicted_total",
+		"twag_sessions_expired_total",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char want[128];
+
+		snprintf(want, sizeof(want), "\n%s ", names[i]);
+		if (!CHECK(strstr(buf, want) != NULL))
+			tw_note("missing %s", names[i]);
+	}
+	CHECK(valid_exposition(buf, len));
+	/* too small a buffer: an error, not a truncated exposition */
+	CHECK_ERR(tw_srv_metrics_format(&m, buf, 100, &len), TW_ERR_OVERFLOW);
+}
+
+static void test_log_quote(void)
+{
+	char out[64];
+
+	tw_log_quote(out, sizeof(out), "plain");
+	CHECK(strcmp(out, "plain") == 0);
+	tw_log_quote(out, sizeof(out), "two words");
+	CHECK(strcmp(out, "\"two words\"") == 0);
+	tw_log_quote(out, sizeof(out), "a\"b\nc=d");
+	CHECK(strcmp(out, "\"a?b?c=d\"") == 0);
+	tw_log_quote(out, sizeof(out), "");
+	CHECK(strcmp(out, "\"\"") == 0);
+	tw_log_quote(out, 8, "a b c d e f g");
+	CHECK(strlen(out) == 7 && out[0] == '"' && out[6] == '"');
+}
+
+void test_main(void)
+{
+	if (mkdtemp(tmpdir) == NULL) {
+		CHECK(0);
+		return;
+	}
+	test_flags();
+	test_file();
+	test_clients();
+	test_sockaddr();
+	test_metrics();
+	test_log_quote();
+	unlink(write_file("ok.conf", ""));
+	unlink(write_file("bad.conf", ""));
+	rmdir(tmpdir);
+}

@@ -1,0 +1,838 @@
+/* twagd's packet path in-process (tw_srv_handle, no sockets) over a real
+ * SQLite store in a temporary directory, with the library's EAP peers as
+ * phones and its RADIUS client side as the NAS:
+ *  - EAP-AKA', EAP-AKA and EAP-SIM (COMP128v1) full authentication: the
+ *    MS-MPPE keys of the Access-Accept decrypt to the MSK the phone
+ *    derived; User-Name, Session-Timeout and Class present;
+ *    Message-Authenticator first in every reply and valid;
+ *  - fast re-authentication, AUTS resynchronisation;
+ *  - a retransmission answered byte for byte from the cache with no
+ *    second vector; missing/invalid Message-Authenticator dropped without
+ *    state and without touching the cache; unknown clients; malformed
+ *    packets; Status-Server; EAP-Start; non-EAP requests; unknown State;
+ *    unknown subscribers; a Nak moving to the proposed method;
+ *  - a flood of identity-only starts does not stop a phone that answers.
+ * Real third-party peers (eapol_test, radeapclient) are in
+ * tests/integration/. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <ftw.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tw_test.h"
+
+#include "twag/bytes.h"
+#include "twag/eap.h"
+#include "twag/eap_aka.h"
+#include "twag/eap_sim.h"
+#include "twag/radius.h"
+#include "twag/store.h"
+#include "twag/usim.h"
+
+#include "../../src/server/srv.h"
+
+static const char secret[] = "testing123";
+static char dir[] = "/tmp/twag-test-flow-XXXXXX";
+static char db[128];
+static struct tw_srv srv;
+static struct tw_srv_worker *w;
+static struct tw_srv_clients clients;
+static uint64_t now = 1000000;
+
+static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
+{
+	(void)sb;
+	(void)flag;
+	(void)f;
+	return remove(p);
+}
+
+static int t_random(void *arg, uint8_t *out, size_t len)
+{
+	(void)arg;
+	tw_test_random(out, len);
+	return TW_OK;
+}
+
+static uint64_t ctr(enum tw_srv_ctr c)
+{
+	return atomic_load(&w->ctr.v[c]);
+}
+
+static uint64_t store_vectors(void)
+{
+	struct tw_store_stats s;
+
+	tw_store_get_stats(srv.store, &s);
+	return s.vectors + s.triplets;
+}
+
+/* ---- subscribers and phones --------------------------------------------- */
+
+struct phone {
+	uint8_t method;             /* 18, 23, 50 */
+	char imsi[16];
+	struct tw_sub_keys keys;
+	struct tw_usim usim;
+	struct tw_eap_peer_cfg pc;
+	struct tw_eap_peer_ids ids;
+	struct tw_aka_peer_ctx aka;
+	struct tw_eap_sim_peer sim;
+	uint8_t msk[64];
+};
+
+static const char realm[] = "wlan.mnc001.mcc001.3gppnetwork.org";
+
+static void provision(struct phone *ph, uint8_t method, const char *imsi, bool replace)
+{
+	struct tw_subscriber s;
+	uint8_t k[16], opc[16], amf[2] = { 0x80, 0x00 };
+
+	memset(ph, 0, sizeof(*ph));
+	ph->method = method;
+	snprintf(ph->imsi, sizeof(ph->imsi), "%s", imsi);
+	tw_test_random(k, 16);
+	tw_test_random(opc, 16);
+	if (method == TW_EAP_TYPE_SIM)
+		CHECK_OK(tw_sub_keys_comp128(&ph->keys, 1, k));
+	else
+		CHECK_OK(tw_sub_keys_milenage(&ph->keys, k, opc, NULL));
+	CHECK_OK(tw_subscriber_init(&s, imsi, &ph->keys, amf));
+	CHECK_OK(tw_store_sub_put(srv.store, &s, replace));
+	CHECK_OK(tw_usim_init(&ph->usim, imsi, &ph->keys));
+	ph->pc.imsi = ph->imsi;
+	ph->pc.imsi_len = strlen(ph->imsi);
+	ph->pc.realm = realm;
+	ph->pc.realm_len = strlen(realm);
+	ph->pc.support_aka_prime = method == TW_EAP_TYPE_AKA_PRIME;
+	ph->pc.result_ind = true;
+	ph->pc.use_pseudonym = false;
+	ph->pc.use_reauth = true;
+	ph->pc.network_name = (const uint8_t *)"WLAN";
+	ph->pc.network_name_len = 4;
+	ph->pc.random = t_random;
+	tw_wipe(&s, sizeof(s));
+}
+
+static int peer_init(struct phone *ph)
+{
+	if (ph->method == TW_EAP_TYPE_SIM)
+		return tw_eap_sim_peer_init(&ph->sim, &ph->pc, &ph->ids, &ph->usim, t_random, NULL);
+	return tw_aka_peer_init(&ph->aka, &ph->pc, &ph->usim, &ph->ids);
+}
+
+static int peer_input(struct phone *ph, const uint8_t *in, size_t len, uint8_t *out,
+		      size_t *out_len)
+{
+	if (ph->method == TW_EAP_TYPE_SIM)
+		return tw_eap_sim_peer_input(&ph->sim, in, len, out, 2048, out_len);
+	return tw_aka_peer_input(&ph->aka, in, len, out, 2048, out_len);
+}
+
+static bool peer_msk(struct phone *ph)
+{
+	struct tw_eap_keys k;
+
+	if (ph->method == TW_EAP_TYPE_SIM) {
+		const struct tw_eap_keys *kp = tw_eap_sim_peer_keys(&ph->sim);
+
+		if (kp == NULL)
+			return false;
+		memcpy(ph->msk, kp->msk, 64);
+		return true;
+	}
+	if (tw_aka_peer_keys(&ph->aka, &k) != TW_OK)
+		return false;
+	memcpy(ph->msk, k.msk, 64);
+	tw_wipe(&k, sizeof(k));
+	return true;
+}
+
+/* ---- the NAS ------------------------------------------------------------- */
+
+struct nas {
+	struct sockaddr_in from;
+	uint8_t id;
+	char station[32];
+	uint8_t state[253];
+	size_t state_len;
+	uint8_t req[4096], req_auth[16];
+	size_t req_len;
+	uint8_t reply[4096];
+	size_t reply_len;
+	struct tw_radius_pkt rp;
+	uint8_t eap[4096];           /* EAP of the last reply */
+	size_t eap_len;
+	bool valid;                  /* reply verified, MA first */
+};
+
+static void nas_init(struct nas *n, const char *ip, uint16_t port, const char *station)
+{
+	memset(n, 0, sizeof(*n));
+	n->from.sin_family = AF_INET;
+	n->from.sin_port = htons(port);
+	CHECK(inet_pton(AF_INET, ip, &n->from.sin_addr) == 1);
+	snprintf(n->station, sizeof(n->station), "%s", station);
+	n->id = (uint8_t)tw_test_random_u32();
+}
+
+/* Builds an Access-Request (Message-Authenticator first unless !with_ma). */
+static void nas_build(struct nas *n, const uint8_t *eap, size_t eap_len, bool with_ma)
+{
+	struct tw_radius_builder b;
+
+	n->id++;
+	tw_test_random(n->req_auth, 16);
+	tw_radius_build_init(&b, n->req, sizeof(n->req), TW_RADIUS_ACCESS_REQUEST, n->id,
+			     n->req_auth, with_ma);
+	tw_radius_add(&b, TW_RADIUS_NAS_IDENTIFIER, "test-ap", 7);
+	if (n->station[0])
+		tw_radius_add(&b, TW_RADIUS_CALLING_STATION_ID, n->station, strlen(n->station));
+	if (n->state_len)
+		tw_radius_add(&b, TW_RADIUS_STATE, n->state, n->state_len);
+	if (eap != NULL)
+		tw_radius_add_eap(&b, eap, eap_len);
+	if (with_ma)
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
+						  &n->req_len));
+	else {
+		/* no Message-Authenticator: just the length */
+		CHECK_OK(b.err);
+		tw_store_be16(n->req + 2, (uint16_t)b.len);
+		n->req_len = b.len;
+	}
+}
+
+/* Hands the request to the server; decodes and verifies the reply. */
+static size_t nas_xmit(struct nas *n)
+{
+	const struct tw_radius_attr *st;
+
+	n->valid = false;
+	n->eap_len = 0;
+	n->reply_len = tw_srv_handle(w, n->req, n->req_len, (const struct sockaddr *)&n->from,
+				     n->reply, now);
+	tw_log_flush(&w->log);
+	if (n->reply_len == 0)
+		return 0;
+	if (!CHECK_OK(tw_radius_decode(&n->rp, n->reply, n->reply_len)))
+		return n->reply_len;
+	CHECK(n->rp.id == n->id);
+	/* RFC 2865 §3 Response Authenticator, RFC 3579 §3.2 MA, and MA first */
+	n->valid = CHECK_OK(tw_radius_verify_response(&n->rp, n->req_auth,
+						      (const uint8_t *)secret, strlen(secret),
+						      true)) &&
+		   CHECK(n->rp.n_attrs > 0 &&
+			 n->rp.attrs[0].type == TW_RADIUS_MESSAGE_AUTHENTICATOR);
+	if (n->rp.n_eap > 0 &&
+	    tw_radius_eap_join(&n->rp, n->eap, sizeof(n->eap), &n->eap_len) != TW_OK)
+		n->eap_len = 0;
+	st = tw_radius_find(&n->rp, TW_RADIUS_STATE);
+	if (st != NULL) {
+		memcpy(n->state, tw_radius_value(&n->rp, st), st->len);
+		n->state_len = st->len;
+	}
+	return n->reply_len;
+}
+
+static size_t nas_send(struct nas *n, const uint8_t *eap, size_t eap_len)
+{
+	nas_build(n, eap, eap_len, true);
+	return nas_xmit(n);
+}
+
+/* The EAP-Response/Identity of a phone (the NAS's identity round). */
+static size_t identity_response(struct phone *ph, uint8_t *out)
+{
+	uint8_t req[16];
+	size_t len = 0, out_len = 0;
+
+	CHECK_OK(tw_eap_request_identity(req, sizeof(req), 1, &len));
+	CHECK(peer_input(ph, req, len, out, &out_len) == TW_EAP_SEND);
+	return out_len;
+}
+
+struct attach_result {
+	uint8_t code;           /* last RADIUS code */
+	bool keys_ok;           /* MPPE keys == the phone's MSK */
+	bool peer_ok;           /* the phone accepted EAP-Success */
+	unsigned rounds;
+	char user_name[254];
+	uint32_t session_timeout;
+	bool has_class;
+};
+
+/* Runs a whole attach; before_round (if set) runs before each round after
+ * the first, e.g. to flood the table. */
+static void attach(struct phone *ph, struct nas *n, struct attach_result *r,
+		   void (*before_round)(unsigned round))
+{
+	uint8_t out[2048];
+	size_t out_len;
+	int act;
+
+	memset(r, 0, sizeof(r[0]));
+	n->state_len = 0;
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	for (r->rounds = 0; r->rounds < 12; r->rounds++) {
+		if (r->rounds > 0 && before_round != NULL)
+			before_round(r->rounds);
+		if (nas_send(n, out, out_len) == 0 || !n->valid)
+			return;
+		r->code = n->rp.code;
+		if (n->rp.code == TW_RADIUS_ACCESS_CHALLENGE) {
+			act = peer_input(ph, n->eap, n->eap_len, out, &out_len);
+			if (act != TW_EAP_SEND)
+				return;
+			continue;
+		}
+		if (n->rp.code == TW_RADIUS_ACCESS_ACCEPT) {
+			const struct tw_radius_attr *a;
+			uint8_t msk[64];
+
+			act = peer_input(ph, n->eap, n->eap_len, out, &out_len);
+			r->peer_ok = act == TW_EAP_ACCEPT && peer_msk(ph);
+			r->keys_ok = r->peer_ok &&
+				     tw_radius_get_mppe_keys(&n->rp, (const uint8_t *)secret,
+							     strlen(secret), n->req_auth,
+							     msk) == TW_OK &&
+				     memcmp(msk, ph->msk, 64) == 0;
+			a = tw_radius_find(&n->rp, TW_RADIUS_USER_NAME);
+			if (a != NULL) {
+				memcpy(r->user_name, tw_radius_value(&n->rp, a), a->len);
+				r->user_name[a->len] = 0;
+			}
+			a = tw_radius_find(&n->rp, TW_RADIUS_SESSION_TIMEOUT);
+			if (a != NULL && a->len == 4)
+				r->session_timeout = tw_load_be32(tw_radius_value(&n->rp, a));
+			r->has_class = tw_radius_find(&n->rp, TW_RADIUS_CLASS) != NULL;
+			tw_wipe(msk, sizeof(msk));
+		}
+		return;
+	}
+}
+
+/* ---- set-up ---------------------------------------------------------------- */
+
+static bool setup(void)
+{
+	struct tw_store_opts so;
+	uint8_t kek[32], seed[16];
+	char err[256];
+
+	if (mkdtemp(dir) == NULL)
+		return false;
+	snprintf(db, sizeof(db), "%s/twag.db", dir);
+	tw_test_random(kek, sizeof(kek));
+	memset(&so, 0, sizeof(so));
+	so.path = db;
+	so.kek = kek;
+	if (!CHECK_OK(tw_store_open(&srv.store, &so, err, sizeof(err)))) {
+		tw_note("store: %s", err);
+		return false;
+	}
+	tw_srv_config_defaults(&srv.cfg);
+	srv.cfg.dup_entries = 64;
+	snprintf(srv.cfg.realm, sizeof(srv.cfg.realm), "%s", realm);
+	tw_srv_eap_setup(&srv);
+	tw_test_random(seed, sizeof(seed));
+	if (!CHECK_OK(tw_srv_sessions_init(&srv.sessions, 64, 60, seed)))
+		return false;
+	CHECK_OK(tw_srv_clients_add(&clients, "127.0.0.0/8", (const uint8_t *)secret,
+				    strlen(secret), true, err, sizeof(err)));
+	atomic_store(&srv.clients, &clients);
+	if (posix_memalign((void **)&w, 64, sizeof(*w)) != 0)
+		return false;
+	if (!CHECK_OK(tw_srv_worker_init(w, &srv, 0, -1)))
+		return false;
+	w->clients = &clients;
+	srv.workers = &w;
+	srv.n_workers = 1;
+	/* the log (info level) goes to stderr: the test output shows it */
+	tw_log_set_level(TW_LOG_WARN);
+	return true;
+}
+
+static void teardown(void)
+{
+	tw_srv_worker_free(w);
+	free(w);
+	tw_srv_sessions_free(&srv.sessions);
+	tw_store_close(srv.store);
+	tw_srv_clients_free(&clients);
+	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static struct phone ph_aka_prime, ph_aka, ph_sim;
+
+static void test_full_auth(void)
+{
+	struct attach_result r;
+	struct nas n;
+	uint64_t v0;
+	char want[64];
+
+	provision(&ph_aka_prime, TW_EAP_TYPE_AKA_PRIME, "001010000000001", false);
+	provision(&ph_aka, TW_EAP_TYPE_AKA, "001010000000002", false);
+	provision(&ph_sim, TW_EAP_TYPE_SIM, "001010000000101", false);
+
+	nas_init(&n, "127.0.0.1", 40000, "02-00-00-00-00-01");
+	v0 = store_vectors();
+	attach(&ph_aka_prime, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok);
+	snprintf(want, sizeof(want), "6%s@%s", ph_aka_prime.imsi, realm);
+	CHECK(strcmp(r.user_name, want) == 0);
+	CHECK(r.session_timeout == 3600 && r.has_class);
+	CHECK(store_vectors() == v0 + 1);
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME) == 1);
+
+	attach(&ph_aka, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok);
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA) == 1);
+
+	attach(&ph_sim, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok);
+	snprintf(want, sizeof(want), "1%s@%s", ph_sim.imsi, realm);
+	CHECK(strcmp(r.user_name, want) == 0);
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_SIM) == 1);
+
+	/* fast re-authentication: the phones use their re-auth ids now */
+	v0 = store_vectors();
+	CHECK(ph_aka_prime.ids.reauth_id_len > 0 && ph_aka_prime.ids.reauth_id[0] == '8');
+	attach(&ph_aka_prime, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	CHECK(r.user_name[0] == '8');
+	CHECK(ctr(TW_C_ATTACH_REAUTH + TW_SRV_M_AKA_PRIME) == 1);
+	attach(&ph_sim, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	CHECK(ctr(TW_C_ATTACH_REAUTH + TW_SRV_M_SIM) == 1);
+	CHECK(store_vectors() == v0); /* re-auth uses no vector */
+
+	/* every session ended */
+	{
+		struct tw_srv_sessions_stats st;
+
+		tw_srv_sessions_stats(&srv.sessions, &st);
+		CHECK(st.active == 0);
+	}
+}
+
+/* The USIM is ahead of the store (TS 33.102 C.2: it accepted SQNs the
+ * store never issued, e.g. from another HSS): it answers the challenge
+ * with AUTS, the server resynchronises and the attach succeeds with one
+ * more vector. */
+static void test_resync(void)
+{
+	struct attach_result r;
+	struct tw_store_sub_info info;
+	struct nas n;
+	uint64_t v0 = store_vectors(), rs0 = ctr(TW_C_RESYNCS), ahead;
+
+	CHECK_OK(tw_store_sub_info(srv.store, ph_aka.imsi, &info));
+	ahead = (info.seq_he > info.sqn_reserved ? info.seq_he : info.sqn_reserved) + 50;
+	for (unsigned i = 0; i < TW_SQN_MS_SLOTS_MAX; i++)
+		ph_aka.usim.sqn.seq_ms[i] = ahead;
+	memset(&ph_aka.ids, 0, sizeof(ph_aka.ids)); /* full authentication */
+	nas_init(&n, "127.0.0.1", 40001, "02-00-00-00-00-02");
+	attach(&ph_aka, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	CHECK(ctr(TW_C_RESYNCS) == rs0 + 1);
+	CHECK(store_vectors() == v0 + 2);
+	CHECK_OK(tw_store_sub_info(srv.store, ph_aka.imsi, &info));
+	CHECK(info.seq_he > ahead); /* the store moved past the USIM */
+}
+
+/* --reauth-limit 1: one fast re-authentication per full one (RFC 4187
+ * §5.1: a full authentication sets AT_COUNTER to 1). */
+static void test_reauth_limit(void)
+{
+	struct attach_result r;
+	struct nas n;
+	uint64_t f0 = ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME),
+		 r0 = ctr(TW_C_ATTACH_REAUTH + TW_SRV_M_AKA_PRIME);
+
+	srv.cfg.reauth_limit = 1;
+	tw_srv_eap_setup(&srv);
+	memset(&ph_aka_prime.ids, 0, sizeof(ph_aka_prime.ids));
+	nas_init(&n, "127.0.0.1", 40005, "02-00-00-00-00-05");
+	for (int i = 0; i < 4; i++) {
+		attach(&ph_aka_prime, &n, &r, NULL);
+		CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	}
+	/* full, re-auth, full, re-auth */
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME) == f0 + 2);
+	CHECK(ctr(TW_C_ATTACH_REAUTH + TW_SRV_M_AKA_PRIME) == r0 + 2);
+	srv.cfg.reauth_limit = 0; /* none */
+	tw_srv_eap_setup(&srv);
+	for (int i = 0; i < 2; i++) {
+		attach(&ph_aka_prime, &n, &r, NULL);
+		CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	}
+	CHECK(ctr(TW_C_ATTACH_REAUTH + TW_SRV_M_AKA_PRIME) == r0 + 2);
+	srv.cfg.reauth_limit = TW_SRV_DEFAULT_REAUTH_LIMIT;
+	tw_srv_eap_setup(&srv);
+}
+
+/* RFC 5080 §2.2.2: the same request again gets the same bytes, and no
+ * second vector is issued. */
+static void test_duplicates(void)
+{
+	struct phone *ph = &ph_aka_prime;
+	struct nas n;
+	static uint8_t out[2048], first[4096], first_req[4096], first_auth[16];
+	size_t out_len, first_len, first_req_len;
+	uint64_t v0, d0 = ctr(TW_C_DUPLICATES);
+
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	nas_init(&n, "127.0.0.1", 40002, "02-00-00-00-00-03");
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	v0 = store_vectors();
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(store_vectors() == v0 + 1);
+	memcpy(first, n.reply, n.reply_len);
+	first_len = n.reply_len;
+	memcpy(first_req, n.req, n.req_len);
+	first_req_len = n.req_len;
+	memcpy(first_auth, n.req_auth, 16);
+	/* retransmit the very same datagram */
+	CHECK(nas_xmit(&n) == first_len && memcmp(n.reply, first, first_len) == 0);
+	CHECK(nas_xmit(&n) == first_len && memcmp(n.reply, first, first_len) == 0);
+	CHECK(ctr(TW_C_DUPLICATES) == d0 + 2);
+	CHECK(store_vectors() == v0 + 1);
+	/* the conversation goes on and completes */
+	{
+		struct tw_radius_pkt rp;
+		uint8_t eap[1024];
+		size_t eap_len;
+		int act;
+
+		CHECK_OK(tw_radius_decode(&rp, first, first_len));
+		CHECK_OK(tw_radius_eap_join(&rp, eap, sizeof(eap), &eap_len));
+		{
+			const struct tw_radius_attr *st = tw_radius_find(&rp, TW_RADIUS_STATE);
+
+			CHECK(st != NULL && st->len == 16);
+			if (st != NULL) {
+				memcpy(n.state, tw_radius_value(&rp, st), st->len);
+				n.state_len = st->len;
+			}
+		}
+		act = peer_input(ph, eap, eap_len, out, &out_len);
+		CHECK(act == TW_EAP_SEND);
+		while (act == TW_EAP_SEND && nas_send(&n, out, out_len) > 0 &&
+		       n.rp.code == TW_RADIUS_ACCESS_CHALLENGE)
+			act = peer_input(ph, n.eap, n.eap_len, out, &out_len);
+		CHECK(n.rp.code == TW_RADIUS_ACCESS_ACCEPT);
+		/* the Accept retransmitted: same bytes, counted once more */
+		memcpy(first, n.reply, n.reply_len);
+		first_len = n.reply_len;
+		CHECK(nas_xmit(&n) == first_len && memcmp(n.reply, first, first_len) == 0);
+		CHECK(ctr(TW_C_DUPLICATES) == d0 + 3);
+	}
+	CHECK(store_vectors() == v0 + 1);
+	/* the first request again from another source port: a new request
+	 * (RFC 5080 key), which starts another session */
+	memcpy(n.req, first_req, first_req_len);
+	n.req_len = first_req_len;
+	memcpy(n.req_auth, first_auth, 16);
+	n.id = n.req[1];
+	n.from.sin_port = htons(40003);
+	CHECK(nas_xmit(&n) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(ctr(TW_C_DUPLICATES) == d0 + 3);
+	CHECK(store_vectors() == v0 + 2);
+}
+
+/* Blast-RADIUS mitigations: no Message-Authenticator or a wrong one is a
+ * silent drop that creates no session and leaves the cache alone. */
+static void test_message_authenticator(void)
+{
+	struct phone *ph = &ph_aka_prime;
+	struct tw_srv_sessions_stats st0, st1;
+	struct nas n;
+	uint8_t out[2048];
+	size_t out_len;
+	uint64_t v0 = store_vectors(), bad0 = ctr(TW_C_BAD_AUTH);
+
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	nas_init(&n, "127.0.0.1", 40010, "02-00-00-00-00-10");
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	tw_srv_sessions_stats(&srv.sessions, &st0);
+
+	nas_build(&n, out, out_len, false); /* EAP without MA */
+	CHECK(nas_xmit(&n) == 0);
+	nas_build(&n, out, out_len, true);
+	/* flip one octet of the MA value (first attribute, value at 22) */
+	n.req[22] ^= 0x01;
+	CHECK(nas_xmit(&n) == 0);
+	CHECK(ctr(TW_C_BAD_AUTH) == bad0 + 2);
+	tw_srv_sessions_stats(&srv.sessions, &st1);
+	CHECK(st1.active == st0.active && st1.evicted == st0.evicted);
+	CHECK(store_vectors() == v0);
+	/* the same Identifier and authenticator with the right MA: processed
+	 * as new (the forged copy did not poison the duplicate cache) */
+	n.req[22] ^= 0x01;
+	CHECK(nas_xmit(&n) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(store_vectors() == v0 + 1);
+	/* a wrong shared secret */
+	{
+		struct tw_radius_builder b;
+		uint8_t auth[16];
+
+		tw_test_random(auth, 16);
+		tw_radius_build_init(&b, n.req, sizeof(n.req), TW_RADIUS_ACCESS_REQUEST, 9, auth,
+				     true);
+		tw_radius_add_eap(&b, out, out_len);
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)"wrong", 5, &n.req_len));
+		CHECK(tw_srv_handle(w, n.req, n.req_len, (const struct sockaddr *)&n.from, n.reply,
+				    now) == 0);
+		CHECK(ctr(TW_C_BAD_AUTH) == bad0 + 3);
+	}
+}
+
+static void test_misc_requests(void)
+{
+	struct nas n, other;
+	uint64_t u0 = ctr(TW_C_UNKNOWN_CLIENTS), m0 = ctr(TW_C_MALFORMED);
+	uint8_t out[2048], fail_id;
+	size_t out_len;
+
+	/* unknown client address */
+	nas_init(&other, "10.9.9.9", 1, "x");
+	CHECK(nas_send(&other, NULL, 0) == 0);
+	CHECK(ctr(TW_C_UNKNOWN_CLIENTS) == u0 + 1);
+
+	/* malformed: Length beyond the datagram, attribute of length 1 */
+	nas_init(&n, "127.0.0.1", 40020, "02-00-00-00-00-20");
+	nas_build(&n, (const uint8_t *)"\x02\x01\x00\x06\x01\x61", 6, true);
+	n.req_len -= 1;
+	CHECK(nas_xmit(&n) == 0);
+	nas_build(&n, (const uint8_t *)"\x02\x01\x00\x06\x01\x61", 6, true);
+	n.req[20 + 18 + 1] = 1; /* the attribute after MA: length 1 */
+	CHECK(nas_xmit(&n) == 0);
+	CHECK(ctr(TW_C_MALFORMED) == m0 + 2);
+
+	/* RFC 5997: Status-Server answered with Access-Accept (MA checked by
+	 * nas_xmit) */
+	{
+		struct tw_radius_builder b;
+
+		n.id++;
+		tw_test_random(n.req_auth, 16);
+		tw_radius_build_init(&b, n.req, sizeof(n.req), TW_RADIUS_STATUS_SERVER, n.id,
+				     n.req_auth, true);
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
+						  &n.req_len));
+		CHECK(nas_xmit(&n) > 0 && n.valid && n.rp.code == TW_RADIUS_ACCESS_ACCEPT);
+		CHECK(ctr(TW_C_STATUS_SERVER) == 1);
+	}
+
+	/* EAP-Start: EAP-Request/Identity, no State */
+	n.state_len = 0;
+	CHECK(nas_send(&n, (const uint8_t *)"", 0) > 0 && n.valid);
+	CHECK(n.rp.code == TW_RADIUS_ACCESS_CHALLENGE && n.eap_len == 5 &&
+	      n.eap[0] == TW_EAP_REQUEST && n.eap[4] == TW_EAP_TYPE_IDENTITY);
+	CHECK(n.state_len == 0);
+
+	/* no EAP at all (a PAP request): Access-Reject */
+	{
+		struct tw_radius_builder b;
+
+		n.id++;
+		tw_test_random(n.req_auth, 16);
+		tw_radius_build_init(&b, n.req, sizeof(n.req), TW_RADIUS_ACCESS_REQUEST, n.id,
+				     n.req_auth, true);
+		tw_radius_add(&b, TW_RADIUS_USER_NAME, "bob", 3);
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
+						  &n.req_len));
+		CHECK(nas_xmit(&n) > 0 && n.valid && n.rp.code == TW_RADIUS_ACCESS_REJECT);
+	}
+
+	/* a State we never sent: Access-Reject with EAP-Failure */
+	memset(n.state, 0x42, 16);
+	n.state_len = 16;
+	fail_id = 77;
+	out[0] = TW_EAP_RESPONSE;
+	out[1] = fail_id;
+	out[2] = 0;
+	out[3] = 8;
+	out[4] = TW_EAP_TYPE_AKA;
+	out[5] = 1;
+	out[6] = out[7] = 0;
+	CHECK(nas_send(&n, out, 8) > 0 && n.valid && n.rp.code == TW_RADIUS_ACCESS_REJECT);
+	CHECK(n.eap_len == 4 && n.eap[0] == TW_EAP_FAILURE && n.eap[1] == fail_id);
+
+	/* an unknown subscriber: Access-Reject with EAP-Failure */
+	{
+		struct phone ghost;
+
+		memset(&ghost, 0, sizeof(ghost));
+		provision(&ghost, TW_EAP_TYPE_AKA_PRIME, "001019999999999", false);
+		CHECK_OK(tw_store_sub_del(srv.store, "001019999999999"));
+		n.state_len = 0;
+		CHECK_OK(peer_init(&ghost));
+		out_len = identity_response(&ghost, out);
+		CHECK(nas_send(&n, out, out_len) > 0 && n.valid);
+		CHECK(n.rp.code == TW_RADIUS_ACCESS_REJECT && n.eap_len == 4 &&
+		      n.eap[0] == TW_EAP_FAILURE);
+		CHECK(ctr(TW_C_AUTH_FAIL + TW_SRV_M_AKA_PRIME) >= 1);
+	}
+}
+
+/* RFC 3748 §5.3.1: a Nak proposing EAP-AKA' moves an EAP-AKA session to it;
+ * a Nak with nothing acceptable ends it. */
+static void test_nak(void)
+{
+	struct nas n;
+	uint8_t out[2048], nak[8];
+	size_t out_len;
+	uint8_t req_id;
+	struct phone *ph = &ph_aka;
+
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	nas_init(&n, "127.0.0.1", 40030, "02-00-00-00-00-30");
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out); /* "0<imsi>@realm": EAP-AKA */
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(n.eap_len > 5 && n.eap[4] == TW_EAP_TYPE_AKA);
+	req_id = n.eap[1];
+	nak[0] = TW_EAP_RESPONSE;
+	nak[1] = req_id;
+	nak[2] = 0;
+	nak[3] = 7;
+	nak[4] = TW_EAP_TYPE_NAK;
+	nak[5] = 99;                    /* unknown to us */
+	nak[6] = TW_EAP_TYPE_AKA_PRIME; /* acceptable */
+	CHECK(nas_send(&n, nak, 7) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(n.eap_len > 5 && n.eap[0] == TW_EAP_REQUEST && n.eap[4] == TW_EAP_TYPE_AKA_PRIME &&
+	      n.eap[1] == (uint8_t)(req_id + 1));
+	CHECK(ctr(TW_C_NAKS) == 1);
+	/* now a Nak proposing only what was tried already: EAP-Failure */
+	nak[1] = n.eap[1];
+	nak[3] = 6;
+	nak[5] = TW_EAP_TYPE_AKA;
+	CHECK(nas_send(&n, nak, 6) > 0 && n.rp.code == TW_RADIUS_ACCESS_REJECT);
+	CHECK(n.eap_len == 4 && n.eap[0] == TW_EAP_FAILURE);
+}
+
+/* A flood of EAP starts that are never continued (from distinct
+ * Calling-Station-Ids) goes on around a phone's attach against a 64-slot
+ * table: the table stays bounded, evicts the oldest unanswered starts, and
+ * the phone completes. */
+static unsigned flood_n, flood_per_round;
+
+static void flood(unsigned round)
+{
+	(void)round;
+	for (unsigned i = 0; i < flood_per_round; i++) {
+		struct nas f;
+		uint8_t eap[64];
+		size_t len;
+		char station[32];
+
+		snprintf(station, sizeof(station), "66-66-%08x", flood_n++);
+		nas_init(&f, "127.0.0.2", (uint16_t)(1024 + flood_n % 50000), station);
+		/* half of them anonymous (an identity round), half with a real
+		 * IMSI (a challenge, a vector spent) */
+		if (flood_n & 1)
+			len = (size_t)snprintf((char *)eap + 5, sizeof(eap) - 5, "anonymous@x.org");
+		else
+			len = (size_t)snprintf((char *)eap + 5, sizeof(eap) - 5, "6%s@%s",
+					       ph_aka.imsi, realm);
+		eap[0] = TW_EAP_RESPONSE;
+		eap[1] = 1;
+		tw_store_be16(eap + 2, (uint16_t)(len + 5));
+		eap[4] = TW_EAP_TYPE_IDENTITY;
+		CHECK(nas_send(&f, eap, len + 5) > 0 && f.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	}
+}
+
+static void test_flood(void)
+{
+	struct attach_result r;
+	struct tw_srv_sessions_stats st;
+	struct nas n;
+	uint64_t a0 = ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME);
+
+	/* AKA' is fine for ph_aka's IMSI too (milenage subscriber) */
+	flood_per_round = 200; /* fills the table three times over */
+	flood(0);
+	flood_per_round = 40;  /* fewer than the table per round trip */
+	memset(&ph_aka_prime.ids, 0, sizeof(ph_aka_prime.ids));
+	nas_init(&n, "127.0.0.1", 40040, "02-00-00-00-00-40");
+	attach(&ph_aka_prime, &n, &r, flood);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.keys_ok);
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME) == a0 + 1);
+	tw_srv_sessions_stats(&srv.sessions, &st);
+	CHECK(st.active <= 64 && st.evicted >= flood_n - 64);
+
+	/* once the phone has answered (an identity round first with
+	 * id-policy any), no amount of flooding evicts it */
+	srv.cfg.id_policy = TW_EAP_ID_ALWAYS_ANY;
+	tw_srv_eap_setup(&srv);
+	flood_per_round = 300;
+	memset(&ph_aka_prime.ids, 0, sizeof(ph_aka_prime.ids));
+	nas_init(&n, "127.0.0.1", 40041, "02-00-00-00-00-41");
+	{
+		uint8_t out[2048];
+		size_t out_len;
+		int act;
+
+		CHECK_OK(peer_init(&ph_aka_prime));
+		out_len = identity_response(&ph_aka_prime, out);
+		CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+		act = peer_input(&ph_aka_prime, n.eap, n.eap_len, out, &out_len);
+		/* the answer to AKA-Identity, then the flood, then the rest */
+		CHECK(act == TW_EAP_SEND && nas_send(&n, out, out_len) > 0 &&
+		      n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+		flood(0);
+		act = peer_input(&ph_aka_prime, n.eap, n.eap_len, out, &out_len);
+		while (act == TW_EAP_SEND && nas_send(&n, out, out_len) > 0 &&
+		       n.rp.code == TW_RADIUS_ACCESS_CHALLENGE)
+			act = peer_input(&ph_aka_prime, n.eap, n.eap_len, out, &out_len);
+		CHECK(n.rp.code == TW_RADIUS_ACCESS_ACCEPT);
+	}
+	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_AKA_PRIME) == a0 + 2);
+	/* a fresh start that the flood buries before it answers is lost
+	 * (it cannot be told from the flood): the NAS restarts it */
+	{
+		uint8_t out[2048];
+		size_t out_len;
+
+		srv.cfg.id_policy = TW_EAP_ID_TRUST_EAP_IDENTITY;
+		tw_srv_eap_setup(&srv);
+		memset(&ph_aka_prime.ids, 0, sizeof(ph_aka_prime.ids));
+		nas_init(&n, "127.0.0.1", 40042, "02-00-00-00-00-42");
+		CHECK_OK(peer_init(&ph_aka_prime));
+		out_len = identity_response(&ph_aka_prime, out);
+		CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+		flood(0);
+		CHECK(peer_input(&ph_aka_prime, n.eap, n.eap_len, out, &out_len) == TW_EAP_SEND);
+		CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_REJECT);
+	}
+}
+
+void test_main(void)
+{
+	if (!setup()) {
+		CHECK(0);
+		return;
+	}
+	test_full_auth();
+	test_resync();
+	test_reauth_limit();
+	test_duplicates();
+	test_message_authenticator();
+	test_misc_requests();
+	test_nak();
+	test_flood();
+	teardown();
+}

@@ -1,0 +1,354 @@
+/* twagd tables: the EAP session table (cap, expiry, eviction of half-open
+ * sessions only, one conversation per Calling-Station-Id, State lookup),
+ * the RFC 5080 duplicate cache (new / pending / replay / expiry / ring
+ * reuse) and the SipHash-2-4 they are keyed with. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw_test.h"
+
+#include "twag/bytes.h"
+#include "twag/server.h"
+
+#include "../../src/server/srv_hash.h"
+
+static const uint8_t seed[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+
+/* SipHash paper (Aumasson, Bernstein 2012) Appendix A: key 00..0f,
+ * message 00..0e (15 octets) -> 0xa129ca6149be45e5; the reference
+ * implementation's vectors.h, empty message: octets 31 0e 0e dd 47 db 6f
+ * 72, i.e. 0x726fdb47dd0e0e31. */
+static void test_siphash(void)
+{
+	uint64_t key[2];
+	uint8_t k[16], msg[15];
+
+	for (int i = 0; i < 16; i++)
+		k[i] = (uint8_t)i;
+	for (int i = 0; i < 15; i++)
+		msg[i] = (uint8_t)i;
+	key[0] = tw_load_le64(k);
+	key[1] = tw_load_le64(k + 8);
+	CHECK(tw_srv_siphash(key, msg, 15) == 0xa129ca6149be45e5ULL);
+	CHECK(tw_srv_siphash(key, msg, 0) == 0x726fdb47dd0e0e31ULL);
+}
+
+static void token(uint8_t t[TW_SRV_TOKEN_LEN], unsigned n)
+{
+	memset(t, 0, TW_SRV_TOKEN_LEN);
+	tw_store_be32(t, n);
+	t[11] = 0x5a;
+}
+
+static struct tw_srv_session *start(struct tw_srv_sessions *t, const char *station,
+				    unsigned n, uint64_t now)
+{
+	uint8_t tok[TW_SRV_TOKEN_LEN];
+
+	token(tok, n);
+	return tw_srv_sessions_start(t, (const uint8_t *)station,
+				     station ? strlen(station) : 0, tok, now);
+}
+
+static void test_sessions_basic(void)
+{
+	static struct tw_srv_sessions t;
+	struct tw_srv_sessions_stats st;
+	struct tw_srv_session *s, *got;
+	uint8_t state[16], bad[16];
+
+	CHECK_ERR(tw_srv_sessions_init(&t, 8, 60, seed), TW_ERR_INVAL); /* < 16 */
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	s = start(&t, "02-00-00-00-00-01", 1, 1000);
+	CHECK(s != NULL);
+	if (s == NULL)
+		return;
+	tw_srv_session_state(&t, s, state);
+	/* busy until released: a second packet of it is refused */
+	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 1001, &got), TW_ERR_STATE);
+	tw_srv_sessions_release(&t, s, false, 1002);
+	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 1003, &got));
+	CHECK(got == s);
+	tw_srv_sessions_release(&t, got, false, 1004);
+
+	/* a forged token, a wrong length, an index out of range: nothing */
+	memcpy(bad, state, 16);
+	bad[15] ^= 1;
+	CHECK_ERR(tw_srv_sessions_acquire(&t, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
+	CHECK(got == NULL);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 15, 1005, &got), TW_ERR_NOTFOUND);
+	memcpy(bad, state, 16);
+	bad[0] ^= 0x80;
+	CHECK_ERR(tw_srv_sessions_acquire(&t, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
+
+	/* ended: its State finds nothing, and the engine area is wiped */
+	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 1006, &got));
+	memset(&got->eng, 0xa5, sizeof(got->eng));
+	tw_srv_sessions_release(&t, got, true, 1007);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 1008, &got), TW_ERR_NOTFOUND);
+	CHECK(tw_ct_is_zero(&s->eng, sizeof(s->eng)));
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 0 && st.max == 16);
+
+	/* expiry counts from the last packet (60 s) */
+	s = start(&t, NULL, 2, 10000);
+	tw_srv_session_state(&t, s, state);
+	tw_srv_sessions_release(&t, s, false, 10000);
+	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 69000, &got));
+	tw_srv_sessions_release(&t, got, false, 69000);
+	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 128999, &got));
+	tw_srv_sessions_release(&t, got, false, 128999);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 188999, &got), TW_ERR_NOTFOUND);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.expired == 1 && st.active == 0);
+
+	/* the sweep frees idle expired sessions, not fresh ones */
+	s = start(&t, NULL, 3, 200000);
+	tw_srv_sessions_release(&t, s, false, 200000);
+	s = start(&t, NULL, 4, 250000);
+	tw_srv_sessions_release(&t, s, false, 250000);
+	CHECK(tw_srv_sessions_expire(&t, 259999) == 0);
+	CHECK(tw_srv_sessions_expire(&t, 260000) == 1);
+	CHECK(tw_srv_sessions_expire(&t, 400000) == 1);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 0 && st.expired == 3);
+	tw_srv_sessions_free(&t);
+}
+
+static void test_sessions_station(void)
+{
+	static struct tw_srv_sessions t;
+	struct tw_srv_sessions_stats st;
+	struct tw_srv_session *a, *b, *c, *got;
+	uint8_t sa[16], sb[16], sc[16];
+	char longid[200];
+
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	a = start(&t, "02-00-00-00-00-01", 1, 1000);
+	tw_srv_session_state(&t, a, sa);
+	tw_srv_sessions_release(&t, a, false, 1000);
+	/* another station: both live */
+	b = start(&t, "02-00-00-00-00-02", 2, 1001);
+	tw_srv_session_state(&t, b, sb);
+	tw_srv_sessions_release(&t, b, false, 1001);
+	/* a new start from station 1 ends its old conversation */
+	c = start(&t, "02-00-00-00-00-01", 3, 1002);
+	tw_srv_session_state(&t, c, sc);
+	tw_srv_sessions_release(&t, c, false, 1002);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, sa, 16, 1003, &got), TW_ERR_NOTFOUND);
+	CHECK_OK(tw_srv_sessions_acquire(&t, sb, 16, 1003, &got));
+	tw_srv_sessions_release(&t, got, false, 1003);
+	CHECK_OK(tw_srv_sessions_acquire(&t, sc, 16, 1003, &got));
+	/* replaced while a worker holds it: freed when that worker releases */
+	a = start(&t, "02-00-00-00-00-01", 4, 1004);
+	tw_srv_session_state(&t, a, sa);
+	CHECK(a != got);
+	tw_srv_sessions_release(&t, got, false, 1005);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, sc, 16, 1006, &got), TW_ERR_NOTFOUND);
+	tw_srv_sessions_release(&t, a, false, 1006);
+	CHECK_OK(tw_srv_sessions_acquire(&t, sa, 16, 1007, &got));
+	tw_srv_sessions_release(&t, got, true, 1007);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.replaced == 2 && st.active == 1);
+
+	/* station ids longer than what is kept: hashed in full, so two long
+	 * ids sharing the kept prefix are different stations */
+	memset(longid, 'x', sizeof(longid) - 1);
+	longid[sizeof(longid) - 1] = 0;
+	a = start(&t, longid, 5, 2000);
+	tw_srv_session_state(&t, a, sa);
+	tw_srv_sessions_release(&t, a, false, 2000);
+	longid[150] = 'y';
+	b = start(&t, longid, 6, 2001);
+	tw_srv_sessions_release(&t, b, false, 2001);
+	CHECK_OK(tw_srv_sessions_acquire(&t, sa, 16, 2002, &got));
+	tw_srv_sessions_release(&t, got, false, 2002);
+	tw_srv_sessions_free(&t);
+}
+
+/* A flood of identity-only starts fills the table; conversations whose
+ * peer answered are never evicted, half-open ones are (oldest first). */
+static void test_sessions_flood(void)
+{
+	static struct tw_srv_sessions t;
+	struct tw_srv_sessions_stats st;
+	struct tw_srv_session *s, *legit, *got;
+	uint8_t sl[16], first_flood[16];
+	char station[32];
+	int refused = 0;
+
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	/* a phone starts and answers once: established */
+	legit = start(&t, "phone", 1, 1000);
+	tw_srv_session_state(&t, legit, sl);
+	tw_srv_sessions_release(&t, legit, false, 1000);
+	CHECK_OK(tw_srv_sessions_acquire(&t, sl, 16, 1001, &got));
+	got->established = true;
+	tw_srv_sessions_release(&t, got, false, 1001);
+
+	for (unsigned i = 0; i < 1000; i++) {
+		snprintf(station, sizeof(station), "flood-%u", i);
+		s = start(&t, station, 100 + i, 1002 + i / 100);
+		if (s == NULL) {
+			refused++;
+			continue;
+		}
+		if (i == 0)
+			tw_srv_session_state(&t, s, first_flood);
+		tw_srv_sessions_release(&t, s, false, 1002 + i / 100);
+	}
+	CHECK(refused == 0);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 16);
+	CHECK(st.evicted == 1000 - 15);
+	/* the phone's conversation is still there; the oldest flood is not */
+	CHECK_OK(tw_srv_sessions_acquire(&t, sl, 16, 1100, &got));
+	tw_srv_sessions_release(&t, got, true, 1100);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, first_flood, 16, 1100, &got), TW_ERR_NOTFOUND);
+
+	/* every slot established: a new start is refused (counted), until
+	 * they expire */
+	tw_srv_sessions_free(&t);
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	for (unsigned i = 0; i < 16; i++) {
+		s = start(&t, NULL, i, 5000);
+		s->established = true;
+		tw_srv_sessions_release(&t, s, false, 5000);
+	}
+	CHECK(start(&t, NULL, 99, 5001) == NULL);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.refused == 1);
+	s = start(&t, NULL, 100, 65000);
+	CHECK(s != NULL);
+	if (s != NULL)
+		tw_srv_sessions_release(&t, s, true, 65000);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.expired == 1);
+	/* busy half-open sessions are not evicted either */
+	tw_srv_sessions_free(&t);
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	for (unsigned i = 0; i < 16; i++)
+		CHECK(start(&t, NULL, i, 7000) != NULL); /* all held busy */
+	CHECK(start(&t, NULL, 99, 7001) == NULL);
+	tw_srv_sessions_free(&t);
+}
+
+static void test_dup(void)
+{
+	static struct tw_srv_dup d;
+	struct tw_srv_dup_entry *e, *e2;
+	struct tw_srv_addr a, b;
+	static uint8_t big[TW_SRV_DUP_REPLY_MAX + 1];
+	uint8_t auth[16], auth2[16], reply[100];
+	unsigned prefix;
+
+	CHECK_OK(tw_srv_addr_parse(&a, &prefix, "192.0.2.1"));
+	CHECK_OK(tw_srv_addr_parse(&b, &prefix, "192.0.2.2"));
+	memset(auth, 0x11, 16);
+	memset(auth2, 0x11, 16);
+	auth2[15] = 0x12;
+	for (int i = 0; i < 100; i++)
+		reply[i] = (uint8_t)i;
+	CHECK_ERR(tw_srv_dup_init(&d, 8, 10, seed), TW_ERR_INVAL);
+	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
+
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 0, &e) == TW_SRV_DUP_NEW);
+	/* a retransmission while the first is processed: dropped */
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 1, &e2) == TW_SRV_DUP_PENDING);
+	tw_srv_dup_done(&d, e, reply, sizeof(reply), 2);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 3, &e2) == TW_SRV_DUP_REPLAY);
+	CHECK(e2->reply_len == sizeof(reply) &&
+	      memcmp(tw_srv_dup_reply(&d, e2), reply, sizeof(reply)) == 0);
+	/* any field of the key different: a new request */
+	CHECK(tw_srv_dup_lookup(&d, &b, 1000, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_forget(&d, e2);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1001, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_forget(&d, e2);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 8, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_forget(&d, e2);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 4, &e2) == TW_SRV_DUP_NEW);
+	/* forgotten (no reply was sent): the next copy is processed again */
+	tw_srv_dup_forget(&d, e2);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 5, &e2) == TW_SRV_DUP_NEW);
+	/* a reply too long for the cache is not kept */
+	memset(big, 1, sizeof(big));
+	tw_srv_dup_done(&d, e2, big, TW_SRV_DUP_REPLY_MAX + 1, 6);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 7, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_forget(&d, e2);
+	/* expiry: 10 s after the reply */
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10001, &e2) == TW_SRV_DUP_REPLAY);
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10002, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_done(&d, e2, reply, 10, 10002);
+	/* the ring: 16 newer requests push the oldest out */
+	for (unsigned i = 0; i < 16; i++) {
+		uint8_t x[16];
+
+		memset(x, 0, 16);
+		tw_store_be32(x, i + 100);
+		CHECK(tw_srv_dup_lookup(&d, &b, 2000, (uint8_t)i, x, 10003, &e2) == TW_SRV_DUP_NEW);
+		tw_srv_dup_done(&d, e2, reply, 20, 10003);
+	}
+	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10004, &e2) == TW_SRV_DUP_NEW);
+	tw_srv_dup_forget(&d, e2);
+	{
+		uint8_t x[16];
+
+		memset(x, 0, 16);
+		tw_store_be32(x, 115);
+		CHECK(tw_srv_dup_lookup(&d, &b, 2000, 15, x, 10005, &e2) == TW_SRV_DUP_REPLAY);
+		CHECK(e2->reply_len == 20);
+	}
+	tw_srv_dup_free(&d);
+
+	/* the reply ring: 16 entries share 16 * 256 = 4 KB, less than 4 *
+	 * 4096 -> 16 KB ring; replies of 3000 octets push the oldest replies
+	 * out before their entries are reused: those become misses, the
+	 * newest stay intact byte for byte, and a reply never wraps */
+	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
+	CHECK(d.ring_len == 16384);
+	{
+		static uint8_t rep[6][3000];
+		uint8_t x[16];
+
+		for (unsigned i = 0; i < 6; i++) {
+			memset(rep[i], (int)(0x30 + i), sizeof(rep[i]));
+			rep[i][0] = (uint8_t)i;
+			memset(x, 0, 16);
+			x[0] = (uint8_t)i;
+			CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 1, &e2) == TW_SRV_DUP_NEW);
+			tw_srv_dup_done(&d, e2, rep[i], sizeof(rep[i]), 1);
+		}
+		/* 5 * 3000 = 15000 octets fit; the 6th does not fit in the
+		 * rest, starts a new lap and overwrites the first reply only */
+		for (unsigned i = 0; i < 6; i++) {
+			memset(x, 0, 16);
+			x[0] = (uint8_t)i;
+			if (i < 1) {
+				CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 2, &e2) == TW_SRV_DUP_NEW);
+				tw_srv_dup_forget(&d, e2);
+			} else {
+				CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 2, &e2) ==
+				      TW_SRV_DUP_REPLAY);
+				CHECK(e2->reply_len == 3000 &&
+				      memcmp(tw_srv_dup_reply(&d, e2), rep[i], 3000) == 0);
+			}
+		}
+		/* a reply longer than any RADIUS packet is not kept */
+		memset(x, 0xee, 16);
+		CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 3, &e2) == TW_SRV_DUP_NEW);
+		tw_srv_dup_done(&d, e2, big, TW_SRV_DUP_REPLY_MAX + 1, 3);
+		CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 4, &e2) == TW_SRV_DUP_NEW);
+		tw_srv_dup_forget(&d, e2);
+	}
+	tw_srv_dup_free(&d);
+}
+
+void test_main(void)
+{
+	test_siphash();
+	test_sessions_basic();
+	test_sessions_station();
+	test_sessions_flood();
+	test_dup();
+}
