@@ -1,0 +1,5 @@
+#!/usr/bin/env bash
+# Integration test: see tests/integration/security.py. Env BUILD = build dir.
+# The Python side kills its children (PR_SET_PDEATHSIG and on exit) and
+# removes its temp dirs; prints "N passed, N failed" last.
+exec /usr/bin/python3 "$(dirname "$0")/security.py" "$@"
