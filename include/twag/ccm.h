@@ -113,15 +113,31 @@ void tw_ccm_aad_block(uint8_t out[16], const uint8_t *aad, size_t aad_len,
 size_t tw_ccm_aad_blocks(size_t aad_len);
 
 #if defined(__x86_64__)
+#include <emmintrin.h>
+
 /* One frame on AES-NI; b0 and a0 are SP 800-38C B_0 and Ctr_0; mac gets
  * the unmasked T. dec selects Decryption-Verification ordering. */
 void tw_ccm_ni_one(const struct tw_aes_ctx *aes, const uint8_t b0[16],
 		   const uint8_t a0[16], const uint8_t *aad, size_t aad_len,
 		   const uint8_t *in, uint8_t *out, size_t len, int dec,
 		   uint8_t mac[16], uint8_t s0[16]);
+/* The same with B_0, Ctr_0 and exactly two encoded-aad blocks (A.2.2)
+ * made by the caller in registers (CCMP: 22..30 octets of AAD). */
+void tw_ccm_ni_one_pre(const struct tw_aes_ctx *aes, __m128i b0, __m128i a0,
+		       __m128i h1, __m128i h2, const uint8_t *in, uint8_t *out,
+		       size_t len, int dec, uint8_t mac[16], uint8_t s0[16]);
 /* k steps of lanes 0..3 (AES-NI) / 0..15 (VAES + AVX-512). */
 void tw_ccm_ni_steps4(struct tw_ccm_lanes *l, size_t k);
 void tw_ccm_vaes_steps16(struct tw_ccm_lanes *l, size_t k);
+/*
+ * Encrypts ops[0..n), 1 <= n <= 16, checked, all with AES-NI keys of nr
+ * rounds, aad_len <= TW_CCM_GROUP_AAD_MAX and len <= TW_CCM_GROUP_LEN_MAX,
+ * as one group of sixteen VAES lanes (spare lanes repeat ops[0]): B_0,
+ * Ctr_0 and the encoded aad are built straight into the lanes, then one
+ * pass runs every frame's CBC-MAC and CTR side by side; sets each status.
+ */
+enum { TW_CCM_GROUP_AAD_MAX = 46, TW_CCM_GROUP_LEN_MAX = 1 << 24 };
+void tw_ccm_vaes_enc16(struct tw_ccm_op *const *ops, unsigned n, unsigned nr);
 #endif
 
 #endif

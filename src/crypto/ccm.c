@@ -526,6 +526,57 @@ static void run_lanes(struct tw_ccm_op *ops, size_t n, int dec, unsigned nl,
 	tw_wipe(jobs, sizeof(jobs));
 }
 
+#if defined(__x86_64__)
+/*
+ * Encryption on VAES: queued frames of nr rounds with a short aad (the
+ * head fits the group's four steps, as every CCMP AAD does) run sixteen
+ * to a group (tw_ccm_vaes_enc16), sorted by length so that a group's
+ * lanes end together; a group whose lanes would idle for more than a
+ * quarter of its work, and the last few frames, are left queued for the
+ * refilling scheduler. Returns the number of frames done.
+ */
+enum { GWIN = 64, GMIN = 5 };
+
+static size_t groups(struct tw_ccm_op *ops, size_t n, unsigned nr)
+{
+	struct tw_ccm_op *g[GWIN];
+	size_t done = 0;
+
+	for (size_t base = 0; base < n;) {
+		size_t cnt = 0;
+
+		for (; base < n && cnt < GWIN; base++) {
+			struct tw_ccm_op *op = &ops[base];
+
+			if (op->status == 1 && op->aes->nr == nr &&
+			    op->aad_len <= TW_CCM_GROUP_AAD_MAX && op->len <= TW_CCM_GROUP_LEN_MAX)
+				g[cnt++] = op;
+		}
+		/* Insertion sort by length: a few dozen frames at most. */
+		for (size_t i = 1; i < cnt; i++) {
+			struct tw_ccm_op *x = g[i];
+			size_t k = i;
+
+			for (; k > 0 && g[k - 1]->len > x->len; k--)
+				g[k] = g[k - 1];
+			g[k] = x;
+		}
+		for (size_t i = 0; i + GMIN <= cnt; i += TW_CCM_MAX_LANES) {
+			size_t k = cnt - i < TW_CCM_MAX_LANES ? cnt - i : TW_CCM_MAX_LANES;
+			size_t sum = 0, max = g[i + k - 1]->len / 16 + 1; /* sorted */
+
+			for (size_t l = 0; l < k; l++)
+				sum += g[i + l]->len / 16 + 1;
+			if (k * max - sum > sum / 4 + 2 * k)
+				continue;
+			tw_ccm_vaes_enc16(g + i, (unsigned)k, nr);
+			done += k;
+		}
+	}
+	return done;
+}
+#endif
+
 static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 {
 	size_t nq = 0, n14 = 0;
@@ -555,6 +606,16 @@ static int batch(struct tw_ccm_op *ops, size_t n, int dec)
 	steps_fn steps = NULL;
 	unsigned nl = 0;
 #if defined(__x86_64__)
+	if (!dec && nq > 4 && tw_cpu_has(VAES_FEATURES)) {
+		if (nq > n14)
+			nq -= groups(ops, n, 10);
+		if (n14 > 0) {
+			size_t done = groups(ops, n, 14);
+
+			nq -= done;
+			n14 -= done;
+		}
+	}
 	if (nq > 4 && tw_cpu_has(VAES_FEATURES)) {
 		steps = tw_ccm_vaes_steps16;
 		nl = 16;

@@ -61,20 +61,27 @@ NI_INLINE __m128i load_part(const uint8_t *p, size_t n)
 	return v;
 }
 
-NI_INLINE void one_impl(const struct tw_aes_ctx *aes, const uint8_t b0[16],
-			const uint8_t a0[16], const uint8_t *aad, size_t aad_len,
+/*
+ * pre: the caller made B_0, Ctr_0 and the two encoded-aad blocks in
+ * registers (b0v, a0v, p1, p2; aad unused): no block of the chain's start
+ * then goes through memory just written, whose load would wait for the
+ * previous frame's instructions to retire (a store-forwarding miss), so
+ * one frame's head overlaps the previous frame's tail.
+ */
+NI_INLINE void one_impl(const struct tw_aes_ctx *aes, __m128i b0v, __m128i a0v,
+			int pre, __m128i p1, __m128i p2, const uint8_t *aad, size_t aad_len,
 			const uint8_t *in, uint8_t *out, size_t len, int dec,
 			uint8_t mac[16], uint8_t s0_out[16], const unsigned nr)
 {
 	const __m128i bswap = BSWAP128, one = _mm_set_epi64x(0, 1);
 	__m128i k[15];
-	size_t h = tw_ccm_aad_blocks(aad_len), full = len / 16, rem = len % 16;
+	size_t h = pre ? 2 : tw_ccm_aad_blocks(aad_len), full = len / 16, rem = len % 16;
 	uint8_t blk[16];
 
 	for (unsigned r = 0; r <= nr; r++)
 		k[r] = _mm_load_si128((const __m128i *)aes->rk.ni[0][r]);
-	__m128i y = _mm_loadu_si128((const __m128i *)b0);
-	__m128i s0 = _mm_loadu_si128((const __m128i *)a0);
+	__m128i y = b0v;
+	__m128i s0 = a0v;
 	__m128i ctr = _mm_shuffle_epi8(s0, bswap); /* Ctr_0, byte-reversed */
 	__m128i ks = _mm_setzero_si128();
 
@@ -87,8 +94,12 @@ NI_INLINE void one_impl(const struct tw_aes_ctx *aes, const uint8_t b0[16],
 		ks = enc1(k, nr, _mm_shuffle_epi8(ctr, bswap));
 	}
 	for (size_t i = 0; i < h; i++) {
-		tw_ccm_aad_block(blk, aad, aad_len, i);
-		y = _mm_xor_si128(y, _mm_loadu_si128((const __m128i *)blk));
+		if (pre) {
+			y = _mm_xor_si128(y, i == 0 ? p1 : p2);
+		} else {
+			tw_ccm_aad_block(blk, aad, aad_len, i);
+			y = _mm_xor_si128(y, _mm_loadu_si128((const __m128i *)blk));
+		}
 		if (dec && i + 1 == h && len > 0) {
 			ctr = _mm_add_epi64(ctr, one);
 			ks = _mm_shuffle_epi8(ctr, bswap);
@@ -171,10 +182,23 @@ TW_AESNI void tw_ccm_ni_one(const struct tw_aes_ctx *aes, const uint8_t b0[16],
 			    const uint8_t *in, uint8_t *out, size_t len, int dec,
 			    uint8_t mac[16], uint8_t s0[16])
 {
+	__m128i b = _mm_loadu_si128((const __m128i *)b0), a = _mm_loadu_si128((const __m128i *)a0);
+	__m128i z = _mm_setzero_si128();
+
 	if (aes->nr == 10)
-		one_impl(aes, b0, a0, aad, aad_len, in, out, len, dec, mac, s0, 10);
+		one_impl(aes, b, a, 0, z, z, aad, aad_len, in, out, len, dec, mac, s0, 10);
 	else
-		one_impl(aes, b0, a0, aad, aad_len, in, out, len, dec, mac, s0, 14);
+		one_impl(aes, b, a, 0, z, z, aad, aad_len, in, out, len, dec, mac, s0, 14);
+}
+
+TW_AESNI void tw_ccm_ni_one_pre(const struct tw_aes_ctx *aes, __m128i b0, __m128i a0,
+				__m128i h1, __m128i h2, const uint8_t *in, uint8_t *out,
+				size_t len, int dec, uint8_t mac[16], uint8_t s0[16])
+{
+	if (aes->nr == 10)
+		one_impl(aes, b0, a0, 1, h1, h2, NULL, 0, in, out, len, dec, mac, s0, 10);
+	else
+		one_impl(aes, b0, a0, 1, h1, h2, NULL, 0, in, out, len, dec, mac, s0, 14);
 }
 
 /* ---- four lanes ---- */

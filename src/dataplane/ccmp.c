@@ -309,6 +309,83 @@ static int crypt_one(struct tw_ccmp_mpdu *m, int dec, const uint8_t *mic_in,
 				    body, m->body_len, body + m->body_len, mic);
 }
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include "twag/cpu.h"
+
+/*
+ * CCMP on AES-NI, one frame: B_0, Ctr_0 and the two encoded-AAD blocks
+ * (§12.5.3.3.3 AAD of 22..30 octets, SP 800-38C A.2.2: [a]_16 || AAD ||
+ * pad, always 32 octets) made in registers from the frame's own header,
+ * with the same masking as aad_nonce(). Going through memory just written
+ * would make the CBC-MAC chain's first block wait for the previous
+ * frame's chain to retire (a store-forwarding miss); in registers, the
+ * head of this frame overlaps the tail of the last. Needs 32 readable
+ * octets of frame (two 16-octet header loads; octets past the AAD fields,
+ * e.g. the CCMP header written in place, are masked off).
+ */
+static bool pre_ok(const struct tw_ccmp_mpdu *m)
+{
+	return !is_gcmp(m->key) && m->in_len >= 32 && m->body_len <= 0xffff &&
+	       m->key->k.aes.impl == TW_AES_IMPL_AESNI &&
+	       tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41);
+}
+
+__attribute__((target("aes,sse4.1"))) static void encap_pre(const struct tw_ccmp_mpdu *m,
+							      const uint8_t *p, uint8_t *c)
+{
+	/* Overlapping buffers: the header has moved to out (Protected set,
+	 * which the AAD sets anyway) and may be gone from in. */
+	const uint8_t *f = p == m->in + m->hdr_len ? m->in : m->out;
+	uint16_t fc = (uint16_t)(f[0] | f[1] << 8);
+	bool data = (fc & FC_TYPE_MASK) == FC_TYPE_DATA;
+	bool qos = data && (fc & FC_SUBTYPE_QOS);
+	bool a4 = data && (fc & (FC_TO_DS | FC_FROM_DS)) == (FC_TO_DS | FC_FROM_DS);
+	uint16_t afc = fc & ~(FC_RETRY | FC_PWR_MGT | FC_MORE_DATA);
+	size_t mic = tw_ccmp_mic_len(m->key), len = m->body_len;
+	uint32_t al = 22 + (a4 ? 6 : 0) + (qos ? 2 : 0);
+	uint8_t qc = qos ? f[a4 ? 30 : 24] : 0;
+	uint64_t a2, mhi = 0;
+
+	if (data)
+		afc &= ~FC_SUBTYPE_B456;
+	if (qos)
+		afc &= ~FC_ORDER;
+	afc |= FC_PROTECTED;
+	/* Nonce: flags (TID, Management) || A2 || PN5..PN0 (§12.5.3.3.4). */
+	memcpy(&a2, f + 8, 8);
+	a2 = (a2 >> 16) << 16; /* little-endian: A2 in octets 2..7 */
+	uint64_t lo = a2 | (uint64_t)((qc & 0x0f) | (data ? 0 : 0x10)) << 8;
+	uint64_t flags = 0x40 | ((mic - 2) / 2) << 3 | 1; /* Adata, M, L - 1 */
+	__m128i b0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16 | len),
+				    (long long)(lo | flags));
+	__m128i a0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16),
+				    (long long)(lo | 1));
+	/* [a]_16 || FC || A1 || A2, then A3 || SC || [A4] || [QC] || pad. */
+	__m128i h1 = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)f),
+				      (int)(al >> 8 | (al & 0xff) << 8 | (uint32_t)afc << 16), 0);
+	if (a4)
+		mhi = 0x0000ffffffffffffu;
+	if (qos)
+		mhi |= (uint64_t)(m->key->spp_amsdu ? 0x8f : 0x0f) << (a4 ? 48 : 0);
+	__m128i h2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + 16)),
+				   _mm_set_epi64x((long long)mhi, 0x000fffffffffffff));
+	uint8_t t[16], s0[16];
+
+	tw_ccm_ni_one_pre(&m->key->k.aes, b0, a0, h1, h2, p, c, len, 0, t, s0);
+	/* §6.1 step 9 (SP 800-38C): MIC = MSB_M(T ^ S_0). */
+	__m128i tag = _mm_xor_si128(_mm_loadu_si128((const __m128i *)t),
+				    _mm_loadu_si128((const __m128i *)s0));
+	if (mic == 8)
+		_mm_storel_epi64((__m128i *)(c + len), tag);
+	else
+		_mm_storeu_si128((__m128i *)(c + len), tag);
+	tw_wipe(t, sizeof(t));
+	tw_wipe(s0, sizeof(s0));
+}
+#endif
+
 int tw_ccmp_encap(const struct tw_ccmp_key *key, struct tw_ccmp_tx *tx,
 		  const uint8_t *frame, size_t frame_len, uint8_t *out,
 		  size_t out_cap, size_t *out_len)
@@ -322,6 +399,11 @@ int tw_ccmp_encap(const struct tw_ccmp_key *key, struct tw_ccmp_tx *tx,
 	if (out_len == NULL)
 		return TW_ERR_INVAL;
 	err = encap_prep(&m, &p, &c);
+#if defined(__x86_64__)
+	if (err == TW_OK && pre_ok(&m))
+		encap_pre(&m, p, c);
+	else
+#endif
 	if (err == TW_OK)
 		err = crypt_one(&m, 0, NULL, p, c);
 	if (err == TW_OK)
