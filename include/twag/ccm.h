@@ -138,6 +138,32 @@ void tw_ccm_vaes_steps16(struct tw_ccm_lanes *l, size_t k);
  */
 enum { TW_CCM_GROUP_AAD_MAX = 46, TW_CCM_GROUP_LEN_MAX = 1 << 24 };
 void tw_ccm_vaes_enc16(struct tw_ccm_op *const *ops, unsigned n, unsigned nr);
+
+/*
+ * The sixteen lanes of one encryption group, filled by the caller (ccm.c
+ * from tw_ccm_op, ccmp.c straight from 802.11 headers): lane l's round
+ * key r in rk[r][l]; head[s][l] the MAC input of step s (B_0, then the
+ * encoded aad blocks, nh[l] steps in all, 1 <= nh[l] <= TW_CCM_GROUP_HEAD);
+ * a0[l] its Ctr_0; len[l] <= TW_CCM_GROUP_LEN_MAX octets of P at in[l],
+ * C written to out[l] (in[l] == out[l] allowed, lanes otherwise disjoint
+ * or exact repeats of another lane). Every lane is used: spare lanes
+ * repeat a busy one.
+ */
+enum { TW_CCM_GROUP_HEAD = 4 };
+struct tw_ccm_group {
+	_Alignas(64) uint8_t rk[TW_AES_MAX_ROUNDS + 1][TW_CCM_MAX_LANES][16];
+	_Alignas(64) uint8_t head[TW_CCM_GROUP_HEAD][TW_CCM_MAX_LANES][16]; /* [step][lane] */
+	_Alignas(64) uint8_t a0[TW_CCM_MAX_LANES][16];
+	_Alignas(64) uint8_t t[TW_CCM_MAX_LANES][16]; /* out: T ^ S_0 (§6.1 step 9) */
+	_Alignas(64) uint32_t nh[TW_CCM_MAX_LANES];
+	_Alignas(64) uint32_t len[TW_CCM_MAX_LANES];
+	const uint8_t *in[TW_CCM_MAX_LANES];
+	uint8_t *out[TW_CCM_MAX_LANES];
+};
+
+/* Runs a filled group with nr (10 or 14) rounds: every lane's CBC-MAC and
+ * CTR side by side; writes C and t. Touches no octet past a lane's end. */
+void tw_ccm_vaes_group(struct tw_ccm_group *g, unsigned nr);
 #endif
 
 #endif

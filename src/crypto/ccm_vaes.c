@@ -11,6 +11,7 @@
 #if defined(__x86_64__)
 
 #include <immintrin.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "twag/bytes.h"
@@ -119,18 +120,8 @@ V_TARGET void tw_ccm_vaes_steps16(struct tw_ccm_lanes *l, size_t k)
 
 /* ---- one group of up to sixteen frames, encryption, built in place ---- */
 
-enum { GH = 4 }; /* head steps: B_0 and up to three encoded-aad blocks */
-
-struct group {
-	_Alignas(64) uint8_t rk[TW_AES_MAX_ROUNDS + 1][16][16];
-	_Alignas(64) uint8_t head[GH][16][16]; /* [step][lane] */
-	_Alignas(64) uint8_t a0[16][16];       /* Ctr_0 of each lane */
-	_Alignas(64) uint8_t t[16][16];        /* T ^ S_0 of each lane */
-	_Alignas(64) uint32_t nh[16];          /* head steps of each lane */
-	_Alignas(64) uint32_t len[16];
-	const uint8_t *in[16];
-	uint8_t *out[16];
-};
+/* Head steps: B_0 and up to three encoded-aad blocks. */
+#define group tw_ccm_group
 
 /* n <= 16 octets at p as a block, zeros after: a masked load reads (and
  * can fault on) no octet past p + n. */
@@ -191,11 +182,20 @@ V_INLINE __mmask8 qmask(uint32_t m16, int g)
 	return (__mmask8)((m & 1) * 3 | (m & 2) * 6 | (m & 4) * 12 | (m & 8) * 24);
 }
 
-V_INLINE void group_impl(struct group *G, const unsigned nr)
+/*
+ * sw: the counters are kept byte-reversed and swapped back per block
+ * (any length). Without sw (every lane's m < 256, so the counter's last
+ * octet never carries) Ctr_j is kept as stored and incremented by adding
+ * 1 to octet 15, i.e. 2^56 to the block's high 64-bit half: one shuffle
+ * less per block on the port the AES rounds do not use.
+ */
+V_INLINE void group_impl(struct group *G, const unsigned nr, const int sw)
 {
 	const __m512i bswap = _mm512_broadcast_i32x4(
 		_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
-	const __m512i one = _mm512_set_epi64(0, 1, 0, 1, 0, 1, 0, 1);
+	const __m512i one = sw ? _mm512_set_epi64(0, 1, 0, 1, 0, 1, 0, 1)
+			       : _mm512_set_epi64(1ll << 56, 0, 1ll << 56, 0, 1ll << 56, 0,
+						  1ll << 56, 0);
 	const __m512i(*rk)[4] = (const __m512i(*)[4])G->rk;
 	/* Round keys are read as VAESENC memory operands; this hides their
 	 * invariance from GCC, which would otherwise copy all 44 (60)
@@ -220,7 +220,7 @@ V_INLINE void group_impl(struct group *G, const unsigned nr)
 	for (int g = 0; g < 4; g++) {
 		__m512i a0 = _mm512_load_si512((const void *)G->a0[4 * g]);
 
-		c[g] = _mm512_shuffle_epi8(a0, bswap);
+		c[g] = sw ? _mm512_shuffle_epi8(a0, bswap) : a0;
 		b[g] = _mm512_xor_si512(a0, rk[0][g]);
 		m[g] = _mm512_xor_si512(_mm512_load_si512((const void *)G->head[0][4 * g]),
 					rk[0][g]);
@@ -273,23 +273,35 @@ V_INLINE void group_impl(struct group *G, const unsigned nr)
 		 * leaves through extracting stores (no shuffle port). */
 		_Pragma("GCC unroll 4")
 		for (int g = 0; g < 4; g++) {
+			__m512i k0 = rk[0][g];
+
+			__asm__("" : "+v"(k0));
 			p[g] = gather4(in + 4 * g, off);
 			c[g] = _mm512_add_epi64(c[g], one);
-			m[g] = _mm512_ternarylogic_epi32(y[g], p[g], rk[0][g], 0x96);
-			b[g] = _mm512_xor_si512(_mm512_shuffle_epi8(c[g], bswap), rk[0][g]);
+			m[g] = _mm512_ternarylogic_epi32(y[g], p[g], k0, 0x96);
+			b[g] = _mm512_xor_si512(sw ? _mm512_shuffle_epi8(c[g], bswap) : c[g], k0);
 		}
 		_Pragma("GCC unroll 14")
 		for (unsigned r = 1; r < nr; r++) {
 			_Pragma("GCC unroll 4")
 			for (int g = 0; g < 4; g++) {
-				m[g] = _mm512_aesenc_epi128(m[g], rk[r][g]);
-				b[g] = _mm512_aesenc_epi128(b[g], rk[r][g]);
+				/* One load for both chains: as two memory operands
+				 * the round keys alone would take most of the two
+				 * load ports. */
+				__m512i k = rk[r][g];
+
+				__asm__("" : "+v"(k));
+				m[g] = _mm512_aesenc_epi128(m[g], k);
+				b[g] = _mm512_aesenc_epi128(b[g], k);
 			}
 		}
 		_Pragma("GCC unroll 4")
 		for (int g = 0; g < 4; g++) {
-			y[g] = _mm512_aesenclast_epi128(m[g], rk[nr][g]);
-			b[g] = _mm512_xor_si512(_mm512_aesenclast_epi128(b[g], rk[nr][g]), p[g]);
+			__m512i kl = rk[nr][g];
+
+			__asm__("" : "+v"(kl));
+			y[g] = _mm512_aesenclast_epi128(m[g], kl);
+			b[g] = _mm512_xor_si512(_mm512_aesenclast_epi128(b[g], kl), p[g]);
 			_mm_storeu_si128((__m128i *)(out[4 * g] + off), _mm512_castsi512_si128(b[g]));
 			_mm_storeu_si128((__m128i *)(out[4 * g + 1] + off),
 					 _mm512_extracti32x4_epi32(b[g], 1));
@@ -330,14 +342,21 @@ V_INLINE void group_impl(struct group *G, const unsigned nr)
 									   in[4 * g + 3] + off), 3);
 			c[g] = _mm512_add_epi64(c[g], one);
 			m[g] = _mm512_ternarylogic_epi32(y[g], p[g], rk[0][g], 0x96);
-			b[g] = _mm512_xor_si512(_mm512_shuffle_epi8(c[g], bswap), rk[0][g]);
+			b[g] = _mm512_xor_si512(sw ? _mm512_shuffle_epi8(c[g], bswap) : c[g],
+						rk[0][g]);
 		}
 		_Pragma("GCC unroll 14")
 		for (unsigned r = 1; r < nr; r++) {
 			_Pragma("GCC unroll 4")
 			for (int g = 0; g < 4; g++) {
-				m[g] = _mm512_aesenc_epi128(m[g], rk[r][g]);
-				b[g] = _mm512_aesenc_epi128(b[g], rk[r][g]);
+				/* One load for both chains: as two memory operands
+				 * the round keys alone would take most of the two
+				 * load ports. */
+				__m512i k = rk[r][g];
+
+				__asm__("" : "+v"(k));
+				m[g] = _mm512_aesenc_epi128(m[g], k);
+				b[g] = _mm512_aesenc_epi128(b[g], k);
 			}
 		}
 		_Pragma("GCC unroll 4")
@@ -365,12 +384,37 @@ V_INLINE void group_impl(struct group *G, const unsigned nr)
  * keeps GCC from spilling the gathered blocks through the stack. */
 static __attribute__((noinline)) V_TARGET void group10(struct group *G)
 {
-	group_impl(G, 10);
+	group_impl(G, 10, 1);
 }
 
 static __attribute__((noinline)) V_TARGET void group14(struct group *G)
 {
-	group_impl(G, 14);
+	group_impl(G, 14, 1);
+}
+
+static __attribute__((noinline)) V_TARGET void group10_short(struct group *G)
+{
+	group_impl(G, 10, 0);
+}
+
+static __attribute__((noinline)) V_TARGET void group14_short(struct group *G)
+{
+	group_impl(G, 14, 0);
+}
+
+V_TARGET void tw_ccm_vaes_group(struct tw_ccm_group *G, unsigned nr)
+{
+	uint32_t lmax = 0;
+
+	for (int l = 0; l < 16; l++)
+		lmax = G->len[l] > lmax ? G->len[l] : lmax;
+	/* m = ceil(len / 16) <= 255: Ctr_m's last octet does not carry. */
+	bool short_ = lmax <= 255 * 16;
+
+	if (nr == 10)
+		(short_ ? group10_short : group10)(G);
+	else
+		(short_ ? group14_short : group14)(G);
 }
 
 V_TARGET void tw_ccm_vaes_enc16(struct tw_ccm_op *const *ops, unsigned n, unsigned nr)
@@ -379,10 +423,7 @@ V_TARGET void tw_ccm_vaes_enc16(struct tw_ccm_op *const *ops, unsigned n, unsign
 
 	for (unsigned l = 0; l < 16; l++)
 		lane_prep(&G, l, ops[l < n ? l : 0], nr);
-	if (nr == 10)
-		group10(&G);
-	else
-		group14(&G);
+	tw_ccm_vaes_group(&G, nr);
 	for (unsigned l = 0; l < n; l++) {
 		struct tw_ccm_op *op = ops[l];
 

@@ -28,9 +28,15 @@ enum {
 
 enum { EXT_IV = 0x20 };
 
-size_t tw_ccmp_mic_len(const struct tw_ccmp_key *key)
+/* Inlined on the packet path: one compare, not a call per frame. */
+static inline size_t mic_len(const struct tw_ccmp_key *key)
 {
 	return key->cipher == TW_CCMP_128 ? 8 : 16;
+}
+
+size_t tw_ccmp_mic_len(const struct tw_ccmp_key *key)
+{
+	return mic_len(key);
 }
 
 static bool is_gcmp(const struct tw_ccmp_key *key)
@@ -159,6 +165,14 @@ static void aad_nonce(struct tw_ccmp_mpdu *m, const uint8_t *f)
 	tw_store_be48(m->nonce + 7, m->pn);
 }
 
+/* The header of an MPDU being encapsulated (p: where the cipher reads
+ * the plaintext). Overlapping buffers: the header has moved to out (Protected set, which
+ * the AAD sets anyway) and may be gone from in. */
+static const uint8_t *hdr_src(const struct tw_ccmp_mpdu *m, const uint8_t *p)
+{
+	return p == m->in + m->hdr_len ? m->in : m->out;
+}
+
 /* True if [a, a+al) and [b, b+bl) share no octet. */
 static bool disjoint(const uint8_t *a, size_t al, const uint8_t *b, size_t bl)
 {
@@ -187,7 +201,7 @@ static int encap_prep(struct tw_ccmp_mpdu *m, const uint8_t **p_in, uint8_t **c_
 {
 	if (m->key == NULL || m->tx == NULL || m->in == NULL || m->out == NULL)
 		return TW_ERR_INVAL;
-	size_t mic = tw_ccmp_mic_len(m->key);
+	size_t mic = mic_len(m->key);
 	size_t hl = parse_hdr(m->in, m->in_len, &m->rc);
 
 	if (hl == 0)
@@ -201,7 +215,9 @@ static int encap_prep(struct tw_ccmp_mpdu *m, const uint8_t **p_in, uint8_t **c_
 	m->body_len = m->in_len - hl;
 	m->pn = ++m->tx->pn;
 	m->out_len = m->in_len + TW_CCMP_HDR_LEN + mic;
-	aad_nonce(m, m->in);
+	/* The AAD and nonce octets only where the cipher wants them
+	 * (aad_nonce(m, hdr_src(m, *p_in))): the register paths build their
+	 * blocks from the header itself. */
 	*c_out = m->out + hl + TW_CCMP_HDR_LEN;
 	if (disjoint(m->in, m->in_len, m->out, m->out_len)) {
 		*p_in = m->in + hl;
@@ -233,7 +249,7 @@ static int decap_prep(struct tw_ccmp_mpdu *m, uint8_t mic_out[16], const uint8_t
 {
 	if (m->key == NULL || m->in == NULL || m->out == NULL)
 		return TW_ERR_INVAL;
-	size_t mic = tw_ccmp_mic_len(m->key);
+	size_t mic = mic_len(m->key);
 	size_t hl = parse_hdr(m->in, m->in_len, &m->rc);
 	const uint8_t *h = m->in + hl;
 
@@ -296,7 +312,7 @@ static int decap_post(struct tw_ccmp_mpdu *m, int err)
 static int crypt_one(struct tw_ccmp_mpdu *m, int dec, const uint8_t *mic_in,
 		     const uint8_t *in, uint8_t *body)
 {
-	size_t mic = tw_ccmp_mic_len(m->key);
+	size_t mic = mic_len(m->key);
 
 	if (is_gcmp(m->key))
 		return dec ? tw_gcm_decrypt(&m->key->k.gcm, m->nonce + 1, m->aad, m->aad_len,
@@ -332,18 +348,20 @@ static bool pre_ok(const struct tw_ccmp_mpdu *m)
 	       tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41);
 }
 
-__attribute__((target("aes,sse4.1"))) static void encap_pre(const struct tw_ccmp_mpdu *m,
-							      const uint8_t *p, uint8_t *c)
+/*
+ * B_0, Ctr_0 and the two encoded-AAD blocks of a checked CCMP MPDU
+ * (encap_prep done) from its header f, in registers.
+ */
+static inline __attribute__((always_inline, target("aes,sse4.1"))) void
+head_blocks(const struct tw_ccmp_mpdu *m, const uint8_t *f, __m128i *b0, __m128i *a0,
+	    __m128i *h1, __m128i *h2)
 {
-	/* Overlapping buffers: the header has moved to out (Protected set,
-	 * which the AAD sets anyway) and may be gone from in. */
-	const uint8_t *f = p == m->in + m->hdr_len ? m->in : m->out;
 	uint16_t fc = (uint16_t)(f[0] | f[1] << 8);
 	bool data = (fc & FC_TYPE_MASK) == FC_TYPE_DATA;
 	bool qos = data && (fc & FC_SUBTYPE_QOS);
 	bool a4 = data && (fc & (FC_TO_DS | FC_FROM_DS)) == (FC_TO_DS | FC_FROM_DS);
 	uint16_t afc = fc & ~(FC_RETRY | FC_PWR_MGT | FC_MORE_DATA);
-	size_t mic = tw_ccmp_mic_len(m->key), len = m->body_len;
+	size_t mic = mic_len(m->key), len = m->body_len;
 	uint32_t al = 22 + (a4 ? 6 : 0) + (qos ? 2 : 0);
 	uint8_t qc = qos ? f[a4 ? 30 : 24] : 0;
 	uint64_t a2, mhi = 0;
@@ -358,19 +376,27 @@ __attribute__((target("aes,sse4.1"))) static void encap_pre(const struct tw_ccmp
 	a2 = (a2 >> 16) << 16; /* little-endian: A2 in octets 2..7 */
 	uint64_t lo = a2 | (uint64_t)((qc & 0x0f) | (data ? 0 : 0x10)) << 8;
 	uint64_t flags = 0x40 | ((mic - 2) / 2) << 3 | 1; /* Adata, M, L - 1 */
-	__m128i b0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16 | len),
-				    (long long)(lo | flags));
-	__m128i a0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16),
-				    (long long)(lo | 1));
+	*b0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16 | len),
+			     (long long)(lo | flags));
+	*a0 = _mm_set_epi64x((long long)__builtin_bswap64(m->pn << 16), (long long)(lo | 1));
 	/* [a]_16 || FC || A1 || A2, then A3 || SC || [A4] || [QC] || pad. */
-	__m128i h1 = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)f),
-				      (int)(al >> 8 | (al & 0xff) << 8 | (uint32_t)afc << 16), 0);
+	*h1 = _mm_insert_epi32(_mm_loadu_si128((const __m128i *)f),
+			       (int)(al >> 8 | (al & 0xff) << 8 | (uint32_t)afc << 16), 0);
 	if (a4)
 		mhi = 0x0000ffffffffffffu;
 	if (qos)
 		mhi |= (uint64_t)(m->key->spp_amsdu ? 0x8f : 0x0f) << (a4 ? 48 : 0);
-	__m128i h2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + 16)),
-				   _mm_set_epi64x((long long)mhi, 0x000fffffffffffff));
+	*h2 = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + 16)),
+			    _mm_set_epi64x((long long)mhi, 0x000fffffffffffff));
+}
+
+__attribute__((target("aes,sse4.1"))) static void encap_pre(const struct tw_ccmp_mpdu *m,
+							      const uint8_t *p, uint8_t *c)
+{
+	size_t mic = mic_len(m->key), len = m->body_len;
+	__m128i b0, a0, h1, h2;
+
+	head_blocks(m, hdr_src(m, p), &b0, &a0, &h1, &h2);
 	uint8_t t[16], s0[16];
 
 	tw_ccm_ni_one_pre(&m->key->k.aes, b0, a0, h1, h2, p, c, len, 0, t, s0);
@@ -383,6 +409,75 @@ __attribute__((target("aes,sse4.1"))) static void encap_pre(const struct tw_ccmp
 		_mm_storeu_si128((__m128i *)(c + len), tag);
 	tw_wipe(t, sizeof(t));
 	tw_wipe(s0, sizeof(s0));
+}
+
+/*
+ * Batched CCMP encapsulation on VAES + AVX-512: up to sixteen MPDUs of one
+ * key size per tw_ccm_vaes_group() call, their lanes (B_0, Ctr_0, the two
+ * encoded-AAD blocks, §12.5.3.3.3-4 and SP 800-38C A.2) built straight
+ * from each MAC header in registers by head_blocks() and stored once into
+ * the group: no tw_ccm_op, no AAD or nonce octets, no second pass. The
+ * keys are the stations' own expanded schedules (tw_ccmp_key_init, once
+ * per rekey); only their round keys are copied into the lane layout.
+ */
+#define GROUP_FEATURES (TW_CPU_AESNI | TW_CPU_SSE41 | TW_CPU_AVX2 | TW_CPU_VAES | TW_CPU_AVX512)
+enum { GMIN = 5 };
+
+static bool group_ok(const struct tw_ccmp_mpdu *m)
+{
+	return (m->key->cipher == TW_CCMP_128 || m->key->cipher == TW_CCMP_256) &&
+	       m->in_len >= 32 && m->body_len <= 0xffff &&
+	       m->key->k.aes.impl == TW_AES_IMPL_AESNI;
+}
+
+__attribute__((target("aes,sse4.1"))) static void lane_fill(struct tw_ccm_group *g, unsigned l,
+							      const struct tw_ccmp_mpdu *m,
+							      const uint8_t *p, uint8_t *c,
+							      unsigned nr)
+{
+	__m128i b0, a0, h1, h2;
+
+	head_blocks(m, hdr_src(m, p), &b0, &a0, &h1, &h2);
+	_mm_store_si128((__m128i *)g->head[0][l], b0);
+	_mm_store_si128((__m128i *)g->head[1][l], h1);
+	_mm_store_si128((__m128i *)g->head[2][l], h2);
+	_mm_store_si128((__m128i *)g->a0[l], a0);
+	g->nh[l] = 3;
+	g->len[l] = (uint32_t)m->body_len;
+	g->in[l] = p;
+	g->out[l] = c;
+	for (unsigned r = 0; r <= nr; r++)
+		_mm_store_si128((__m128i *)g->rk[r][l],
+				_mm_load_si128((const __m128i *)m->key->k.aes.rk.ni[0][r]));
+}
+
+/*
+ * Runs the k (GMIN <= k <= 16) MPDUs e[0..k) of nr rounds as one group,
+ * spare lanes repeating e[0]; writes each MIC (§6.1 step 9: MSB_M(T ^
+ * S_0)) after its ciphertext.
+ */
+__attribute__((target("aes,sse4.1"))) static void run_group(struct tw_ccm_group *g,
+							      struct tw_ccmp_mpdu *const *e,
+							      const uint8_t *const *p,
+							      uint8_t *const *c, unsigned k,
+							      unsigned nr)
+{
+	for (unsigned l = 0; l < TW_CCM_MAX_LANES; l++) {
+		unsigned i = l < k ? l : 0;
+
+		lane_fill(g, l, e[i], p[i], c[i], nr);
+	}
+	tw_ccm_vaes_group(g, nr);
+	for (unsigned l = 0; l < k; l++) {
+		__m128i tag = _mm_load_si128((const __m128i *)g->t[l]);
+		uint8_t *mic = c[l] + e[l]->body_len;
+
+		if (e[l]->key->cipher == TW_CCMP_128)
+			_mm_storel_epi64((__m128i *)mic, tag);
+		else
+			_mm_storeu_si128((__m128i *)mic, tag);
+		e[l]->status = TW_OK;
+	}
 }
 #endif
 
@@ -404,8 +499,10 @@ int tw_ccmp_encap(const struct tw_ccmp_key *key, struct tw_ccmp_tx *tx,
 		encap_pre(&m, p, c);
 	else
 #endif
-	if (err == TW_OK)
+	if (err == TW_OK) {
+		aad_nonce(&m, hdr_src(&m, p));
 		err = crypt_one(&m, 0, NULL, p, c);
+	}
 	if (err == TW_OK)
 		*out_len = m.out_len;
 	tw_wipe(&m, sizeof(m));
@@ -442,9 +539,70 @@ int tw_ccmp_decap(const struct tw_ccmp_key *key, struct tw_ccmp_rx *rx,
 
 enum { CHUNK = 32 };
 
+/* Where an MPDU of a chunk went: its prep failed, the generic CCM or GCM
+ * batch (index in cops / gops), or a VAES group (done in place). */
+enum { VIA_NONE, VIA_CCM, VIA_GCM, VIA_GROUP };
+
+#if defined(__x86_64__)
+/*
+ * The group-eligible MPDUs e[0..ne) of one key size (nr rounds), sorted
+ * by body length so that a group's lanes end together, in groups of
+ * sixteen; a group that would idle for more than a quarter of its work,
+ * and one of fewer than GMIN frames, goes back to the caller (returned
+ * count, moved to the front of e) for the generic CCM batch.
+ */
+static size_t encap_groups(struct tw_ccmp_mpdu **e, const uint8_t **p, uint8_t **c,
+			   size_t ne, unsigned nr)
+{
+	struct tw_ccm_group g;
+	size_t back = 0;
+	bool used = false;
+
+	/* Insertion sort by length: linear on frames of one size. */
+	for (size_t i = 1; i < ne; i++) {
+		struct tw_ccmp_mpdu *x = e[i];
+		const uint8_t *xp = p[i];
+		uint8_t *xc = c[i];
+		size_t k = i;
+
+		for (; k > 0 && e[k - 1]->body_len > x->body_len; k--) {
+			e[k] = e[k - 1];
+			p[k] = p[k - 1];
+			c[k] = c[k - 1];
+		}
+		e[k] = x;
+		p[k] = xp;
+		c[k] = xc;
+	}
+	for (size_t i = 0; i < ne; i += TW_CCM_MAX_LANES) {
+		size_t k = ne - i < TW_CCM_MAX_LANES ? ne - i : TW_CCM_MAX_LANES;
+		size_t sum = 0, max = e[i + k - 1]->body_len / 16 + 1; /* sorted */
+
+		for (size_t l = 0; l < k; l++)
+			sum += e[i + l]->body_len / 16 + 1;
+		if (k < GMIN || k * max - sum > sum / 4 + 2 * k) {
+			for (size_t l = 0; l < k; l++, back++) {
+				e[back] = e[i + l];
+				p[back] = p[i + l];
+				c[back] = c[i + l];
+			}
+			continue;
+		}
+		run_group(&g, e + i, p + i, c + i, (unsigned)k, nr);
+		used = true;
+	}
+	if (used)
+		tw_wipe(&g, sizeof(g));
+	return back;
+}
+#endif
+
 static int batch(struct tw_ccmp_mpdu *mp, size_t n, int dec)
 {
 	int first = TW_OK;
+#if defined(__x86_64__)
+	bool grp = !dec && tw_cpu_has(GROUP_FEATURES);
+#endif
 
 	if (n > 0 && mp == NULL)
 		return TW_ERR_INVAL;
@@ -452,49 +610,97 @@ static int batch(struct tw_ccmp_mpdu *mp, size_t n, int dec)
 		struct tw_ccm_op cops[CHUNK];
 		struct tw_gcm_op gops[CHUNK];
 		uint8_t mics[CHUNK][16];
+		uint8_t via[CHUNK], idx[CHUNK];
 		size_t nc = 0, ng = 0, cnt = n - base < CHUNK ? n - base : CHUNK;
+#if defined(__x86_64__)
+		/* Group candidates: [0] CCMP-128 (10 rounds), [1] CCMP-256. */
+		struct tw_ccmp_mpdu *e[2][CHUNK];
+		const uint8_t *ep[2][CHUNK];
+		uint8_t *ec[2][CHUNK];
+		size_t ne[2] = { 0, 0 };
+#endif
 
 		for (size_t i = 0; i < cnt; i++) {
 			struct tw_ccmp_mpdu *m = &mp[base + i];
-
 			const uint8_t *src = NULL;
 			uint8_t *body = NULL;
 
+			via[i] = VIA_NONE;
 			m->status = dec ? decap_prep(m, mics[i], &src, &body)
 					: encap_prep(m, &src, &body);
 			if (m->status != TW_OK)
 				continue;
-			uint8_t *tag = dec ? mics[i] : body + m->body_len;
-			size_t mic = tw_ccmp_mic_len(m->key);
+#if defined(__x86_64__)
+			if (grp && group_ok(m)) {
+				size_t w = m->key->cipher == TW_CCMP_256;
 
-			if (is_gcmp(m->key))
+				via[i] = VIA_GROUP;
+				e[w][ne[w]] = m;
+				ep[w][ne[w]] = src;
+				ec[w][ne[w]++] = body;
+				continue;
+			}
+#endif
+			uint8_t *tag = dec ? mics[i] : body + m->body_len;
+			size_t mic = mic_len(m->key);
+
+			if (!dec)
+				aad_nonce(m, hdr_src(m, src));
+
+			if (is_gcmp(m->key)) {
+				via[i] = VIA_GCM;
+				idx[i] = (uint8_t)ng;
 				gops[ng++] = (struct tw_gcm_op){
 					.ctx = &m->key->k.gcm, .iv = m->nonce + 1,
 					.aad = m->aad, .aad_len = m->aad_len,
 					.in = src, .out = body, .len = m->body_len,
 					.tag = tag, .tag_len = mic };
-			else
+			} else {
+				via[i] = VIA_CCM;
+				idx[i] = (uint8_t)nc;
 				cops[nc++] = (struct tw_ccm_op){
 					.aes = &m->key->k.aes, .nonce = m->nonce,
 					.nonce_len = 13, .aad = m->aad,
 					.aad_len = m->aad_len, .in = src, .out = body,
 					.len = m->body_len, .tag = tag, .tag_len = mic };
+			}
 		}
+#if defined(__x86_64__)
+		for (unsigned w = 0; w < 2; w++) {
+			size_t back = ne[w] > 0 ? encap_groups(e[w], ep[w], ec[w], ne[w],
+								w ? 14 : 10) : 0;
+
+			/* Frames a group would not take: the generic CCM batch,
+			 * which needs the AAD and nonce octets after all. */
+			for (size_t b = 0; b < back; b++) {
+				struct tw_ccmp_mpdu *m = e[w][b];
+
+				aad_nonce(m, hdr_src(m, ep[w][b]));
+				via[m - &mp[base]] = VIA_CCM;
+				idx[m - &mp[base]] = (uint8_t)nc;
+				cops[nc++] = (struct tw_ccm_op){
+					.aes = &m->key->k.aes, .nonce = m->nonce,
+					.nonce_len = 13, .aad = m->aad,
+					.aad_len = m->aad_len, .in = ep[w][b], .out = ec[w][b],
+					.len = m->body_len, .tag = ec[w][b] + m->body_len,
+					.tag_len = mic_len(m->key) };
+			}
+		}
+#endif
 		/* Per-op statuses carry the results; the totals add nothing. */
 		int e1 = dec ? tw_ccm_decrypt_batch(cops, nc) : tw_ccm_encrypt_batch(cops, nc);
 		int e2 = dec ? tw_gcm_decrypt_batch(gops, ng) : tw_gcm_encrypt_batch(gops, ng);
 		(void)e1;
 		(void)e2;
-		nc = ng = 0;
 		for (size_t i = 0; i < cnt; i++) {
 			struct tw_ccmp_mpdu *m = &mp[base + i];
 
-			if (m->status == TW_OK) {
-				m->status = is_gcmp(m->key) ? gops[ng++].status
-							    : cops[nc++].status;
-				if (dec)
-					m->status = decap_post(m, m->status);
-			}
+			if (via[i] == VIA_CCM)
+				m->status = cops[idx[i]].status;
+			else if (via[i] == VIA_GCM)
+				m->status = gops[idx[i]].status;
+			if (dec && via[i] != VIA_NONE)
+				m->status = decap_post(m, m->status);
 			if (first == TW_OK)
 				first = m->status;
 		}
