@@ -61,7 +61,7 @@ struct tw_store_opts {
 	/* added by the store helper (0 = default for each): */
 	unsigned busy_timeout_ms; /* wait for a locked database this long before
 				   * TW_ERR_IO (0: 200 ms; the CLI uses more) */
-	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 16384) */
+	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 65536) */
 	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
 };
 
@@ -172,7 +172,8 @@ TW_MUST_CHECK int tw_store_sim_triplets(struct tw_store *st, const char *imsi,
  * The identity-privacy callbacks of the EAP engines (eap_method.h) over
  * this store: pseudonyms and re-auth state in a bounded in-memory table,
  * written behind to SQLite (re-auth keys wrapped under the KEK) and looked
- * up there on a miss; random from getrandom(2). Valid until close.
+ * up there on a miss; random from getrandom(2), buffered per thread. Valid
+ * until close.
  */
 const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st);
 
@@ -183,6 +184,15 @@ struct tw_store_stats {
 	uint64_t io_errors;
 	uint64_t latency_ns_sum, latency_count; /* store calls on the auth path */
 	uint64_t loaded;                /* subscribers in memory */
+	/* added: the identity write-behind (one transaction per round) */
+	uint64_t ident_rounds;          /* rounds committed */
+	uint64_t ident_written;         /* entries they wrote */
+	uint64_t ident_write_ns;        /* time in them (writing lock held) */
+	uint64_t ident_write_max_ns;    /* the longest round */
+	uint64_t checkpoint_ns;         /* WAL checkpoints (no lock held) */
+	uint64_t ident_yields;          /* rounds split to let an SQN reservation in */
+	uint64_t ident_full;            /* stores that found the table full and
+					 * waited for a round (should stay 0) */
 };
 void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *out);
 

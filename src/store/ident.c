@@ -4,11 +4,24 @@
  * §5; RFC 9048 §3.3), behind struct tw_eap_identity_ops (eap_method.h).
  *
  * A bounded table in memory (allocated at open; an exhausted table evicts
- * entries already written, never unwritten ones) is written behind to
- * SQLite by a thread every STORE_FLUSH_MS in one transaction, and on
- * close; a miss falls back to the database. A removed re-auth id is a
- * tombstone until its row is deleted, so a lookup never finds it again in
- * the database meanwhile.
+ * the oldest entries already written, never unwritten ones) is written
+ * behind to SQLite by a thread, in one transaction per round: every
+ * STORE_FLUSH_MS, or sooner when STORE_FLUSH_BATCH entries are pending,
+ * and on close. A miss falls back to the database. A removed re-auth id is
+ * a tombstone until its row is deleted, so a lookup never finds it again
+ * in the database meanwhile.
+ *
+ * The packet path never waits for SQLite work of the write-behind thread:
+ * a round takes the pending entries under the table lock in O(1) (a list
+ * splice), writes them with that lock released (the entries being written
+ * are not changed meanwhile: a change goes to a copy, see struct
+ * ident_ent), and a miss reads through a second connection (st->rd) that
+ * a write transaction does not block (WAL). An SQN reservation, a write
+ * itself, waits for the one writing connection only until the round
+ * commits what it has so far (yield_db), not for the round. Checkpoints
+ * run on a third connection from the write-behind thread, so no commit on
+ * the packet path copies the WAL back. No allocation on the packet path:
+ * the table is one array, chained by index.
  *
  * Re-auth contexts hold K_encr, K_aut, MK / K_re: in memory and on disk
  * they exist only wrapped under the KEK (RFC 5649, fixed serialisation
@@ -19,6 +32,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +51,7 @@
  * replace (a new card, new keys) changes it, and the old card's fast
  * re-authentication chain ends there (inside the wrap: not forgeable).
  */
-enum { SER_FORMAT = 2, EXPIRY_SWEEP_US = 60 * 1000000 };
+enum { SER_FORMAT = 2, EXPIRY_SWEEP_US = 60 * 1000000, RND_BUF = 512, RND_DIRECT = 64 };
 
 static int64_t wall_us(void)
 {
@@ -102,6 +116,15 @@ static int deser(const uint8_t b[static STORE_REAUTH_SER_LEN], struct tw_eap_rea
 	return TW_OK;
 }
 
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 /* ---- the table (t->lock held) ---------------------------------------------- */
 
 static struct ident_table *tab(struct tw_store *st)
@@ -109,97 +132,158 @@ static struct ident_table *tab(struct tw_store *st)
 	return &st->id;
 }
 
-static uint32_t bucket_of(const struct tw_store *st, uint8_t kind, const uint8_t *key,
-			  size_t len)
+static uint32_t hash_of(const struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len)
 {
-	return (uint32_t)store_hash(st, kind, key, len) & (st->id.nbucket - 1);
+	return (uint32_t)store_hash(st, kind, key, len);
 }
 
-static int32_t find(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len)
+static void list_push(struct ident_table *t, struct ident_list *l, int32_t i)
 {
-	struct ident_table *t = tab(st);
+	struct ident_ent *e = &t->ent[i];
 
-	for (int32_t i = t->bucket[bucket_of(st, kind, key, len)]; i >= 0; i = t->ent[i].next) {
+	e->lnext = -1;
+	e->lprev = l->tail;
+	if (l->tail >= 0)
+		t->ent[l->tail].lnext = i;
+	else
+		l->head = i;
+	l->tail = i;
+	l->n++;
+}
+
+static void list_del(struct ident_table *t, struct ident_list *l, int32_t i)
+{
+	struct ident_ent *e = &t->ent[i];
+
+	if (e->lprev >= 0)
+		t->ent[e->lprev].lnext = e->lnext;
+	else
+		l->head = e->lnext;
+	if (e->lnext >= 0)
+		t->ent[e->lnext].lprev = e->lprev;
+	else
+		l->tail = e->lprev;
+	e->lprev = e->lnext = -1;
+	l->n--;
+}
+
+/* Appends all of src to dst and empties src: O(1). */
+static void list_splice(struct ident_table *t, struct ident_list *dst, struct ident_list *src)
+{
+	if (src->head < 0)
+		return;
+	if (dst->tail >= 0) {
+		t->ent[dst->tail].lnext = src->head;
+		t->ent[src->head].lprev = dst->tail;
+	} else {
+		dst->head = src->head;
+	}
+	dst->tail = src->tail;
+	dst->n += src->n;
+	src->head = src->tail = -1;
+	src->n = 0;
+}
+
+static int32_t find(const struct ident_table *t, uint32_t h, uint8_t kind, const uint8_t *key,
+		    size_t len)
+{
+	for (int32_t i = t->bucket[h & (t->nbucket - 1)]; i >= 0; i = t->ent[i].next) {
 		const struct ident_ent *e = &t->ent[i];
 
-		if (e->kind == kind && e->key_len == len && memcmp(e->key, key, len) == 0)
+		if (e->hash == h && e->kind == kind && e->key_len == len &&
+		    memcmp(e->key, key, len) == 0)
 			return i;
 	}
 	return -1;
 }
 
-static void release(struct tw_store *st, int32_t idx)
+static void hash_link(struct ident_table *t, int32_t i)
 {
-	struct ident_table *t = tab(st);
-	struct ident_ent *e = &t->ent[idx];
-	int32_t *pp = &t->bucket[bucket_of(st, e->kind, e->key, e->key_len)];
+	struct ident_ent *e = &t->ent[i];
+	int32_t *b = &t->bucket[e->hash & (t->nbucket - 1)];
 
-	while (*pp >= 0 && *pp != idx)
+	e->next = *b;
+	*b = i;
+	e->linked = 1;
+}
+
+static void hash_unlink(struct ident_table *t, int32_t i)
+{
+	struct ident_ent *e = &t->ent[i];
+	int32_t *pp = &t->bucket[e->hash & (t->nbucket - 1)];
+
+	while (*pp >= 0 && *pp != i)
 		pp = &t->ent[*pp].next;
-	if (*pp == idx)
+	if (*pp == i)
 		*pp = e->next;
-	if (e->dirty)
-		t->ndirty--;
+	e->next = -1;
+	e->linked = 0;
+}
+
+static bool is_pending(const struct ident_table *t, const struct ident_ent *e)
+{
+	return e->batch == t->seq;
+}
+
+static bool is_clean(const struct ident_table *t, const struct ident_ent *e)
+{
+	return e->batch <= t->durable;
+}
+
+/* Frees clean entry i. A tombstone leaving memory makes rows read before
+ * unusable for caching (its row is gone; see lookup). */
+static void drop_clean(struct ident_table *t, int32_t i)
+{
+	struct ident_ent *e = &t->ent[i];
+
+	list_del(t, &t->clean, i);
+	if (e->linked)
+		hash_unlink(t, i);
+	if (e->tomb)
+		t->gone++;
 	tw_wipe(e, sizeof(*e));
-	e->next = t->free_head;
-	t->free_head = idx;
-	t->used--;
+	e->next = -1;
+	list_push(t, &t->free, i);
 }
 
-/* A free entry: from the free list, else the next entry already in the
- * database (clock hand). -1 when every entry is waiting to be written. */
-static int32_t alloc_ent(struct tw_store *st)
+/* A free entry, off every list and chain: from the free list, else one
+ * never used (the table's pages are touched as it fills), else the oldest
+ * clean one. -1 when every entry is waiting to be written. */
+static int32_t alloc_ent(struct ident_table *t)
 {
-	struct ident_table *t = tab(st);
-	int32_t idx;
+	int32_t i = t->free.head;
 
-	if (t->free_head < 0) {
-		for (uint32_t n = 0; n < t->cap; n++) {
-			uint32_t i = t->hand;
-
-			t->hand = (t->hand + 1) % t->cap;
-			if (t->ent[i].kind != 0 && !t->ent[i].dirty) {
-				release(st, (int32_t)i);
-				break;
-			}
-		}
-		if (t->free_head < 0)
-			return -1;
+	if (i < 0 && t->fresh < t->cap) {
+		i = (int32_t)t->fresh++;
+		t->ent[i].next = t->ent[i].lprev = t->ent[i].lnext = -1;
+		return i;
 	}
-	idx = t->free_head;
-	t->free_head = t->ent[idx].next;
-	memset(&t->ent[idx], 0, sizeof(t->ent[idx]));
-	t->used++;
-	return idx;
+	if (i < 0) {
+		i = t->clean.head;
+		if (i < 0)
+			return -1;
+		drop_clean(t, i);
+	}
+	list_del(t, &t->free, i);
+	return i;
 }
 
-/* The entry for (kind, key), created if needed, linked. -1: table full. */
-static int32_t upsert(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len)
+/* A new entry for (kind, key), linked into its chain; not on a list. */
+static int32_t new_ent(struct ident_table *t, uint32_t h, uint8_t kind, const uint8_t *key,
+		       size_t len)
 {
-	struct ident_table *t = tab(st);
-	int32_t idx = find(st, kind, key, len);
-	uint32_t b;
+	int32_t i = alloc_ent(t);
+	struct ident_ent *e;
 
-	if (idx >= 0)
-		return idx;
-	idx = alloc_ent(st);
-	if (idx < 0)
+	if (i < 0)
 		return -1;
-	t->ent[idx].kind = kind;
-	t->ent[idx].key_len = (uint8_t)len;
-	memcpy(t->ent[idx].key, key, len);
-	b = bucket_of(st, kind, key, len);
-	t->ent[idx].next = t->bucket[b];
-	t->bucket[b] = idx;
-	return idx;
-}
-
-static void mark_dirty(struct ident_table *t, struct ident_ent *e)
-{
-	if (!e->dirty)
-		t->ndirty++;
-	e->dirty = 1;
-	e->ver++;
+	e = &t->ent[i];
+	e->kind = kind;
+	e->key_len = (uint8_t)len;
+	memcpy(e->key, key, len);
+	e->hash = h;
+	hash_link(t, i);
+	return i;
 }
 
 /* Strictly increasing creation stamps (µs): ties would make "the newest two
@@ -218,36 +302,58 @@ static int64_t stamp(void)
 }
 
 /*
- * Runs fill on the entry for (kind, key) under the table lock, making it
- * dirty; when every entry is waiting to be written, flushes once and
- * retries. TW_OK, TW_ERR_NOMEM (still full), TW_ERR_IO.
+ * Sets the entry for (kind, key) to (tomb, val) and makes it pending: in
+ * place when it is pending or clean, in a new entry when it is being
+ * written (the old one leaves its chain; its round still writes it, and
+ * the next round the new value). When every entry is waiting to be
+ * written, runs a round itself and retries once. TW_OK, TW_ERR_NOMEM
+ * (still full), TW_ERR_IO.
  */
 static int put(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len, bool tomb,
 	       const void *val, size_t val_len)
 {
 	struct ident_table *t = tab(st);
+	uint32_t h = hash_of(st, kind, key, len);
 
 	for (int attempt = 0; attempt < 2; attempt++) {
+		struct ident_ent *e;
+		bool pushed = true;
 		int32_t idx;
 
 		pthread_mutex_lock(&t->lock);
-		idx = upsert(st, kind, key, len);
-		if (idx >= 0) {
-			struct ident_ent *e = &t->ent[idx];
+		idx = find(t, h, kind, key, len);
+		if (idx >= 0 && is_pending(t, &t->ent[idx])) {
+			pushed = false; /* changed in place */
+		} else if (idx >= 0 && is_clean(t, &t->ent[idx])) {
+			list_del(t, &t->clean, idx);
+			list_push(t, &t->pending, idx);
+		} else {
+			int32_t n = new_ent(t, h, kind, key, len);
 
-			e->tomb = tomb ? 1 : 0;
-			memset(&e->v, 0, sizeof(e->v));
-			if (val_len > 0)
-				memcpy(&e->v, val, val_len);
-			e->created = stamp();
-			mark_dirty(t, e);
-			pthread_cond_signal(&t->cond);
-			pthread_mutex_unlock(&t->lock);
-			return TW_OK;
+			if (n < 0) {
+				pthread_mutex_unlock(&t->lock);
+				atomic_fetch_add(&t->n_full, 1);
+				if (attempt == 0 && store_ident_flush(st) != TW_OK)
+					return TW_ERR_IO;
+				continue;
+			}
+			if (idx >= 0)
+				hash_unlink(t, idx); /* superseded: n is linked */
+			list_push(t, &t->pending, n);
+			idx = n;
 		}
+		e = &t->ent[idx];
+		e->tomb = tomb ? 1 : 0;
+		memset(&e->v, 0, sizeof(e->v));
+		if (val_len > 0)
+			memcpy(&e->v, val, val_len);
+		e->created = stamp();
+		e->batch = t->seq;
+		/* once per crossing: the thread is not woken per entry */
+		if (pushed && t->pending.n == t->flush_at)
+			pthread_cond_signal(&t->cond);
 		pthread_mutex_unlock(&t->lock);
-		if (attempt == 0 && store_ident_flush(st) != TW_OK)
-			return TW_ERR_IO;
+		return TW_OK;
 	}
 	return TW_ERR_NOMEM;
 }
@@ -274,56 +380,34 @@ static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, cons
 	return put(st, IDENT_PSEUDONYM, pseudonym, len, false, &v, sizeof(v));
 }
 
-/*
- * Memory first; on a miss the row, read with db_lock held and then checked
- * against the table again under its lock (the write-behind thread holds
- * db_lock for its whole round, so a tombstone or a newer entry made
- * meanwhile is seen, and a row it just deleted is not read).
- */
-static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len,
-		  struct ident_ent *copy)
+/* The row of (kind, key) through the reading connection into *row (kind 0
+ * when there is none, or none this code wrote). TW_OK or TW_ERR_IO. */
+static int row_get(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len,
+		   struct ident_ent *row)
 {
-	struct ident_table *t = tab(st);
-	sqlite3_stmt *q = kind == IDENT_PSEUDONYM ? st->id_q.p_get : st->id_q.r_get;
-	struct ident_ent row;
-	bool have_row = false;
-	int32_t idx;
+	sqlite3_stmt *q = kind == IDENT_PSEUDONYM ? st->rq_p_get : st->rq_r_get;
 	int rc;
 
-	if (len == 0 || len > TW_EAP_ID_MAX)
-		return TW_ERR_NOTFOUND;
-	pthread_mutex_lock(&t->lock);
-	idx = find(st, kind, key, len);
-	if (idx >= 0) {
-		*copy = t->ent[idx];
-		pthread_mutex_unlock(&t->lock);
-		return copy->tomb ? TW_ERR_NOTFOUND : TW_OK;
-	}
-	pthread_mutex_unlock(&t->lock);
-
-	memset(&row, 0, sizeof(row));
-	pthread_mutex_lock(&st->db_lock);
+	memset(row, 0, sizeof(*row));
+	pthread_mutex_lock(&st->rd_lock);
 	sqlite3_bind_blob(q, 1, key, (int)len, SQLITE_STATIC);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW) {
-		row.kind = kind;
-		row.key_len = (uint8_t)len;
-		memcpy(row.key, key, len);
-		row.created = sqlite3_column_int64(q, 1);
+		row->created = sqlite3_column_int64(q, 1);
 		if (kind == IDENT_PSEUDONYM) {
 			const unsigned char *im = sqlite3_column_text(q, 0);
 			size_t n = (size_t)sqlite3_column_bytes(q, 0);
 
 			if (im != NULL && n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN &&
 			    digits((const char *)im, n)) {
-				memcpy(row.v.p.imsi, im, n);
-				row.v.p.imsi_len = (uint8_t)n;
-				have_row = true;
+				memcpy(row->v.p.imsi, im, n);
+				row->v.p.imsi_len = (uint8_t)n;
+				row->kind = kind;
 			}
 		} else if (sqlite3_column_bytes(q, 0) == STORE_REAUTH_WRAP_LEN &&
 			   sqlite3_column_blob(q, 0) != NULL) {
-			memcpy(row.v.wrapped, sqlite3_column_blob(q, 0), STORE_REAUTH_WRAP_LEN);
-			have_row = true;
+			memcpy(row->v.wrapped, sqlite3_column_blob(q, 0), STORE_REAUTH_WRAP_LEN);
+			row->kind = kind;
 		}
 		rc = TW_OK;
 	} else {
@@ -331,17 +415,58 @@ static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t 
 	}
 	sqlite3_reset(q);
 	sqlite3_clear_bindings(q);
+	pthread_mutex_unlock(&st->rd_lock);
+	if (row->kind != 0) {
+		row->key_len = (uint8_t)len;
+		memcpy(row->key, key, len);
+	}
+	return rc;
+}
+
+/*
+ * Memory first; on a miss the row (reading connection, no table lock held),
+ * then the table again: an entry made meanwhile is newer and wins. The row
+ * is cached as a clean entry unless an entry whose row was deleted (a
+ * written tombstone, a pruned or forgotten pseudonym) left memory since
+ * the miss: the row may predate that deletion.
+ */
+static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len,
+		  struct ident_ent *copy)
+{
+	struct ident_table *t = tab(st);
+	struct ident_ent row;
+	uint32_t h;
+	uint64_t gone;
+	int32_t idx;
+	int rc;
+
+	if (len == 0 || len > TW_EAP_ID_MAX)
+		return TW_ERR_NOTFOUND;
+	h = hash_of(st, kind, key, len);
+	pthread_mutex_lock(&t->lock);
+	idx = find(t, h, kind, key, len);
+	if (idx >= 0) {
+		*copy = t->ent[idx];
+		pthread_mutex_unlock(&t->lock);
+		return copy->tomb ? TW_ERR_NOTFOUND : TW_OK;
+	}
+	gone = t->gone;
+	pthread_mutex_unlock(&t->lock);
+
+	rc = row_get(st, kind, key, len, &row);
 	if (rc == TW_OK) {
 		pthread_mutex_lock(&t->lock);
-		idx = find(st, kind, key, len);
+		idx = find(t, h, kind, key, len);
 		if (idx >= 0) {
 			*copy = t->ent[idx];
 			rc = copy->tomb ? TW_ERR_NOTFOUND : TW_OK;
-		} else if (have_row) {
-			idx = upsert(st, kind, key, len);
-			if (idx >= 0) { /* in the database already: clean */
+		} else if (row.kind != 0) {
+			if (t->gone == gone && (idx = new_ent(t, h, kind, key, len)) >= 0) {
+				/* in the database already: clean */
 				memcpy(&t->ent[idx].v, &row.v, sizeof(row.v));
 				t->ent[idx].created = row.created;
+				t->ent[idx].batch = 0;
+				list_push(t, &t->clean, idx);
 			}
 			*copy = row;
 		} else {
@@ -349,7 +474,6 @@ static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t 
 		}
 		pthread_mutex_unlock(&t->lock);
 	}
-	pthread_mutex_unlock(&st->db_lock);
 	tw_wipe(&row, sizeof(row));
 	return rc;
 }
@@ -469,148 +593,381 @@ out:
 	return rc;
 }
 
+/*
+ * ops->random: getrandom(2) output, buffered per thread so that an attach
+ * (a pseudonym, a re-auth id, an IV: about 50 octets) makes no system
+ * call. Each octet is handed out once and wiped from the buffer; a child
+ * of fork() never hands out its parent's octets (fork_gen).
+ */
+static _Atomic unsigned fork_gen = 1;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static _Thread_local struct {
+	uint8_t b[RND_BUF];
+	size_t pos;
+	unsigned gen;
+} rnd;
+
+static void on_fork_child(void)
+{
+	atomic_fetch_add(&fork_gen, 1);
+}
+
+static void fork_hook(void)
+{
+	(void)pthread_atfork(NULL, NULL, on_fork_child);
+}
+
 static int random_cb(void *arg, uint8_t *out, size_t len)
 {
+	unsigned gen = atomic_load(&fork_gen);
+
 	(void)arg;
 	if (out == NULL && len > 0)
 		return TW_ERR_INVAL;
-	return store_random(out, len);
+	if (len > RND_DIRECT)
+		return store_random(out, len);
+	if (rnd.gen != gen || RND_BUF - rnd.pos < len) {
+		int rc = store_random(rnd.b, RND_BUF);
+
+		if (rc != TW_OK) {
+			tw_wipe(&rnd, sizeof(rnd));
+			return rc;
+		}
+		rnd.pos = 0;
+		rnd.gen = gen;
+	}
+	memcpy(out, rnd.b + rnd.pos, len);
+	tw_wipe(rnd.b + rnd.pos, len);
+	rnd.pos += len;
+	return TW_OK;
 }
 
-/* ---- write-behind ---------------------------------------------------------- */
+/* ---- write-behind (flush_lock held) ----------------------------------------- */
 
-/* Deletes all but the newest STORE_PSEUDONYMS_KEPT pseudonyms of imsi and
- * collects the deleted ids into *gone (grown with realloc: this is the
- * write-behind thread, not the packet path). */
-static int prune(struct tw_store *st, const char *imsi, size_t imsi_len, uint8_t (**gone)[256],
-		 size_t *ngone, size_t *cap)
+/* Remembers an id a pseudonym write deletes (grown with realloc: the
+ * write-behind thread, or a caller whose table is full anyway). */
+static void pruned_add(struct ident_table *t, const void *id, size_t n)
 {
-	sqlite3_stmt *q = st->id_q.p_prune;
+	if (t->npruned == t->pruned_cap) {
+		size_t nc = t->pruned_cap ? 2 * t->pruned_cap : 64;
+		void *p = realloc(t->pruned, nc * sizeof(*t->pruned));
+
+		if (p == NULL)
+			return; /* the row stays until the next prune of its IMSI */
+		t->pruned = p;
+		t->pruned_cap = nc;
+	}
+	t->pruned[t->npruned][0] = (uint8_t)n;
+	memcpy(&t->pruned[t->npruned][1], id, n);
+	t->npruned++;
+}
+
+/*
+ * A new pseudonym row (§4.1.1.7: the newest STORE_PSEUDONYMS_KEPT = 2 per
+ * IMSI are kept). It takes over the row of the older of the two the IMSI
+ * has: an UPDATE in place instead of an INSERT, a SELECT of the old ids and
+ * a DELETE (measured ~25 % less); rows older still are deleted; with fewer
+ * rows it is inserted. The ids that go are dropped from memory after the
+ * commit.
+ */
+static int pseudonym_write(struct tw_store *st, const struct ident_ent *e)
+{
+	struct ident_table *t = tab(st);
+	sqlite3_stmt *q = st->id_q.p_rows, *u;
+	sqlite3_int64 rowid[16];
+	size_t nold = 0, nseen = 0;
 	int rc;
 
-	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
+	sqlite3_bind_text(q, 1, e->v.p.imsi, e->v.p.imsi_len, SQLITE_STATIC);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t n = (size_t)sqlite3_column_bytes(q, 0);
-		const void *b = sqlite3_column_blob(q, 0);
+		size_t n = (size_t)sqlite3_column_bytes(q, 1);
+		const void *b = sqlite3_column_blob(q, 1);
 
-		if (b == NULL || n == 0 || n > TW_EAP_ID_MAX)
+		if (b != NULL && n == e->key_len && memcmp(b, e->key, n) == 0)
+			continue; /* this very id again: replaced below */
+		/* newest first: the first is kept; beyond the array, the next
+		 * store of this IMSI deletes more */
+		if (nseen++ == 0 || nold == sizeof(rowid) / sizeof(rowid[0]))
 			continue;
-		if (*ngone == *cap) {
-			size_t nc = *cap ? 2 * *cap : 16;
-			void *p = realloc(*gone, nc * sizeof(**gone));
-
-			if (p == NULL)
-				continue; /* only the memory copy lingers until evicted */
-			*gone = p;
-			*cap = nc;
-		}
-		(*gone)[*ngone][0] = (uint8_t)n;
-		memcpy(&(*gone)[*ngone][1], b, n);
-		(*ngone)++;
+		rowid[nold++] = sqlite3_column_int64(q, 0);
+		if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
+			pruned_add(t, b, n);
 	}
 	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_err(rc);
+	if (nold > 0) { /* OR REPLACE: a row of this id (stored again) goes */
+		u = st->id_q.p_upd;
+		sqlite3_bind_int64(u, 1, rowid[0]);
+		sqlite3_bind_blob(u, 2, e->key, e->key_len, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 3, e->created);
+	} else {
+		u = st->id_q.p_put;
+		sqlite3_bind_blob(u, 1, e->key, e->key_len, SQLITE_STATIC);
+		sqlite3_bind_text(u, 2, e->v.p.imsi, e->v.p.imsi_len, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 3, e->created);
+	}
+	rc = sqlite3_step(u);
+	sqlite3_reset(u);
+	for (size_t j = 1; rc == SQLITE_DONE && j < nold; j++) {
+		sqlite3_bind_int64(st->id_q.p_delr, 1, rowid[j]);
+		rc = sqlite3_step(st->id_q.p_delr);
+		sqlite3_reset(st->id_q.p_delr);
+	}
 	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+/* One entry of the batch into the open transaction. Every parameter is
+ * bound on every use, so the bindings are not cleared. */
+static int write_ent(struct tw_store *st, const struct ident_ent *e)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	if (!e->tomb && e->kind == IDENT_PSEUDONYM)
+		return pseudonym_write(st, e);
+	if (e->tomb) {
+		q = e->kind == IDENT_PSEUDONYM ? st->id_q.p_del : st->id_q.r_del;
+		sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
+	} else {
+		q = st->id_q.r_put;
+		sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
+		sqlite3_bind_blob(q, 2, e->v.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
+		sqlite3_bind_int64(q, 3, e->created);
+	}
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	rc = rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	return rc;
+}
+
+/* Expired re-auth rows, at most STORE_SWEEP_ROWS per round (a long-idle
+ * table does not make one huge transaction); *n: how many went. */
+static int sweep(struct tw_store *st, int64_t now, int *n)
+{
+	sqlite3_stmt *q = st->id_q.r_expire;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, now - (int64_t)st->reauth_ttl * 1000000);
+	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
+	rc = sqlite3_step(q);
+	*n = rc == SQLITE_DONE ? sqlite3_changes(st->db) : 0;
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+static void max_store(_Atomic uint64_t *m, uint64_t v)
+{
+	uint64_t cur = atomic_load(m);
+
+	while (v > cur && !atomic_compare_exchange_weak(m, &cur, v))
+		;
+}
+
+/* The entries of the batch before stop are in the database (stop -1:
+ * all, and every batch up to upto): clean; then the pseudonyms pruned with
+ * them leave memory. The table lock is taken for O(1) work or for a chunk
+ * of IDENT_CHUNK entries at a time, so a store never waits long for it. */
+enum { IDENT_CHUNK = 64 };
+
+static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
+{
+	struct ident_table *t = tab(st);
+	uint32_t n = 0, h[IDENT_CHUNK];
+
+	pthread_mutex_lock(&t->lock);
+	if (stop < 0) {
+		t->durable = upto;
+		n = t->batch.n;
+		list_splice(t, &t->clean, &t->batch);
+	}
+	while (t->batch.head >= 0 && t->batch.head != stop) {
+		int32_t i = t->batch.head;
+
+		list_del(t, &t->batch, i);
+		t->ent[i].batch = 0; /* <= t->durable: clean */
+		list_push(t, &t->clean, i);
+		if (++n % IDENT_CHUNK == 0) {
+			pthread_mutex_unlock(&t->lock);
+			pthread_mutex_lock(&t->lock);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	for (size_t j = 0; j < t->npruned; j += IDENT_CHUNK) {
+		size_t m = t->npruned - j < IDENT_CHUNK ? t->npruned - j : IDENT_CHUNK;
+
+		for (size_t k = 0; k < m; k++) {
+			const uint8_t *id = &t->pruned[j + k][1];
+
+			h[k] = hash_of(st, IDENT_PSEUDONYM, id, t->pruned[j + k][0]);
+		}
+		pthread_mutex_lock(&t->lock);
+		for (size_t k = 0; k < m; k++) {
+			int32_t idx = find(t, h[k], IDENT_PSEUDONYM, &t->pruned[j + k][1],
+					   t->pruned[j + k][0]);
+
+			if (idx >= 0 && is_clean(t, &t->ent[idx])) {
+				drop_clean(t, idx);
+				t->gone++;
+			}
+		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	t->npruned = 0;
+	return n;
+}
+
+/* BEGIN of a write-behind transaction (db_lock held). Pseudonyms and
+ * re-auth state are not safety-critical like the SQN: losing the last
+ * rounds in a power cut costs those peers a full authentication (an
+ * identity round), nothing more, and the write-behind loses its pending
+ * entries in a crash anyway. So no fsync per round: WAL with
+ * synchronous=NORMAL stays consistent and is durable at the next sync. The
+ * SQN reservation commits with FULL, which syncs the WAL and with it every
+ * frame before. sync_full makes reserve() restore FULL itself should
+ * end_tx() fail to. */
+static int begin_tx(struct tw_store *st)
+{
+	st->sync_full = false;
+	(void)sqlite3_exec(st->db, "PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+	return store_begin(st);
+}
+
+static void end_tx(struct tw_store *st)
+{
+	if (sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) == SQLITE_OK)
+		st->sync_full = true;
+}
+
+/*
+ * A writer waits for db_lock (an SQN reservation: the packet path): commit
+ * what the round has written, let it in, and go on with the rest (next) in
+ * a new transaction. The writer waits for that commit only, not for the
+ * round. pthread mutexes are not fair: wait (bounded) until it got the lock.
+ */
+static int yield_db(struct tw_store *st, int32_t next, uint32_t *n)
+{
+	struct ident_table *t = tab(st);
+	struct timespec pause = { 0, 50000 };
+	int rc = store_commit(st);
+
+	end_tx(st);
+	pthread_mutex_unlock(&st->db_lock);
+	if (rc != TW_OK)
+		return rc;
+	*n += mark_written(st, next, 0);
+	atomic_fetch_add(&t->n_yields, 1);
+	for (int i = 0; i < 200 && atomic_load(&st->db_waiters) > 0; i++)
+		nanosleep(&pause, NULL);
+	pthread_mutex_lock(&st->db_lock);
+	rc = begin_tx(st);
+	if (rc != TW_OK)
+		pthread_mutex_unlock(&st->db_lock);
+	return rc;
+}
+
+/*
+ * One round (flush_lock held): take the pending list (O(1), table lock),
+ * write it (after a failed round's batch) in ONE transaction with the
+ * table lock released, then mark it written (O(1) plus the pruned ids).
+ * A writer waiting for db_lock splits the transaction (yield_db). On
+ * failure what is not committed stays taken and the next round writes it
+ * again first.
+ */
+static int flush_round(struct tw_store *st)
+{
+	struct ident_table *t = tab(st);
+	int64_t now = wall_us(), t0;
+	uint64_t upto, ns;
+	uint32_t n = 0, k = 0;
+	int swept = 0;
+	bool do_sweep, locked = true;
+	int rc;
+
+	pthread_mutex_lock(&t->lock);
+	list_splice(t, &t->batch, &t->pending);
+	upto = t->seq++; /* from here on, changes to the batch go to copies */
+	pthread_mutex_unlock(&t->lock);
+	do_sweep = t->sweep_more || now - t->last_expiry >= EXPIRY_SWEEP_US;
+	if (t->batch.n == 0 && !do_sweep)
+		return TW_OK;
+
+	t->npruned = 0;
+	t0 = mono_ns();
+	pthread_mutex_lock(&st->db_lock);
+	rc = begin_tx(st);
+	/* the batch list changes only here (and in mark_written): walked
+	 * without the table lock */
+	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
+		int32_t next = t->ent[i].lnext;
+
+		rc = write_ent(st, &t->ent[i]);
+		if (rc == TW_OK && ++k % 16 == 0 && next >= 0 && atomic_load(&st->db_waiters) > 0) {
+			rc = yield_db(st, next, &n);
+			locked = rc == TW_OK;
+		}
+		i = next;
+	}
+	if (rc == TW_OK && do_sweep)
+		rc = sweep(st, now, &swept);
+	if (rc == TW_OK)
+		rc = store_commit(st);
+	else if (locked)
+		store_rollback(st);
+	if (locked) {
+		end_tx(st);
+		pthread_mutex_unlock(&st->db_lock);
+	}
+	ns = (uint64_t)(mono_ns() - t0);
+	if (rc != TW_OK) {
+		t->npruned = 0;
+		return store_io(st, rc);
+	}
+	if (do_sweep) {
+		t->last_expiry = now;
+		t->sweep_more = swept >= STORE_SWEEP_ROWS;
+	}
+	n += mark_written(st, -1, upto);
+	atomic_fetch_add(&t->n_rounds, 1);
+	atomic_fetch_add(&t->n_written, n);
+	atomic_fetch_add(&t->n_ns, ns);
+	max_store(&t->n_max_ns, ns);
+	return TW_OK;
 }
 
 int store_ident_flush(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
-	uint8_t (*gone)[256] = NULL;
-	size_t ngone = 0, gcap = 0;
-	uint32_t nf = 0;
-	int64_t now = wall_us();
-	bool work, sweep;
 	int rc;
 
 	if (st->read_only || t->ent == NULL)
 		return TW_OK;
-	pthread_mutex_lock(&st->db_lock);
-	pthread_mutex_lock(&t->lock);
-	work = t->ndirty > 0;
-	pthread_mutex_unlock(&t->lock);
-	sweep = now - t->last_expiry >= EXPIRY_SWEEP_US;
-	if (!work && !sweep) {
-		pthread_mutex_unlock(&st->db_lock);
-		return TW_OK;
-	}
-	rc = store_begin(st);
-	if (rc != TW_OK)
-		goto out;
-	/* Statements only, no commit, under the table lock: fast (the write
-	 * lock is ours since BEGIN IMMEDIATE). The slow part, the synced
-	 * COMMIT, runs without it. */
-	pthread_mutex_lock(&t->lock);
-	for (uint32_t i = 0; rc == TW_OK && i < t->cap; i++) {
-		struct ident_ent *e = &t->ent[i];
-		sqlite3_stmt *q;
+	pthread_mutex_lock(&t->flush_lock);
+	rc = flush_round(st);
+	pthread_mutex_unlock(&t->flush_lock);
+	return rc;
+}
 
-		if (e->kind == 0 || !e->dirty)
-			continue;
-		if (e->tomb) {
-			q = e->kind == IDENT_PSEUDONYM ? st->id_q.p_del : st->id_q.r_del;
-			sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-		} else if (e->kind == IDENT_PSEUDONYM) {
-			q = st->id_q.p_put;
-			sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-			sqlite3_bind_text(q, 2, e->v.p.imsi, e->v.p.imsi_len, SQLITE_STATIC);
-			sqlite3_bind_int64(q, 3, e->created);
-		} else {
-			q = st->id_q.r_put;
-			sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-			sqlite3_bind_blob(q, 2, e->v.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
-			sqlite3_bind_int64(q, 3, e->created);
-		}
-		rc = sqlite3_step(q) == SQLITE_DONE ? TW_OK : TW_ERR_IO;
-		sqlite3_reset(q);
-		sqlite3_clear_bindings(q);
-		if (rc == TW_OK && e->kind == IDENT_PSEUDONYM && !e->tomb)
-			rc = prune(st, e->v.p.imsi, e->v.p.imsi_len, &gone, &ngone, &gcap);
-		if (rc == TW_OK) {
-			t->flushed[nf].idx = (int32_t)i;
-			t->flushed[nf].ver = e->ver;
-			nf++;
-		}
-	}
-	pthread_mutex_unlock(&t->lock);
-	if (rc == TW_OK && sweep) {
-		sqlite3_bind_int64(st->id_q.r_expire, 1,
-				   now - (int64_t)st->reauth_ttl * 1000000);
-		rc = sqlite3_step(st->id_q.r_expire) == SQLITE_DONE ? TW_OK : TW_ERR_IO;
-		sqlite3_reset(st->id_q.r_expire);
-		sqlite3_clear_bindings(st->id_q.r_expire);
-	}
-	if (rc == TW_OK)
-		rc = store_commit(st);
-	if (rc != TW_OK) {
-		store_rollback(st); /* entries stay dirty: the next round retries */
-		goto out;
-	}
-	if (sweep)
-		t->last_expiry = now;
-	pthread_mutex_lock(&t->lock);
-	for (uint32_t j = 0; j < nf; j++) {
-		struct ident_ent *e = &t->ent[t->flushed[j].idx];
+/*
+ * Copies WAL frames back into the database file (PASSIVE: never waits for
+ * and never blocks the other connections) once the WAL has grown, on a
+ * connection of its own, with no lock held. The writing connection runs
+ * without auto-checkpoint (store.c), so a commit on the packet path never
+ * does this work.
+ */
+static void checkpoint(struct tw_store *st)
+{
+	struct ident_table *t = tab(st);
+	int64_t t0;
+	int nlog = 0, nckpt = 0;
 
-		/* changed again since it was written: stays dirty */
-		if (e->kind == 0 || !e->dirty || e->ver != t->flushed[j].ver)
-			continue;
-		e->dirty = 0;
-		t->ndirty--;
-		if (e->tomb)
-			release(st, t->flushed[j].idx);
-	}
-	for (size_t j = 0; j < ngone; j++) {
-		int32_t idx = find(st, IDENT_PSEUDONYM, &gone[j][1], gone[j][0]);
-
-		if (idx >= 0 && !t->ent[idx].dirty)
-			release(st, idx);
-	}
-	pthread_mutex_unlock(&t->lock);
-out:
-	pthread_mutex_unlock(&st->db_lock);
-	free(gone);
-	return store_io(st, rc);
+	if (t->ck == NULL || atomic_load(&st->wal_frames) < STORE_CKPT_PAGES)
+		return;
+	t0 = mono_ns();
+	if (sqlite3_wal_checkpoint_v2(t->ck, NULL, SQLITE_CHECKPOINT_PASSIVE, &nlog, &nckpt) ==
+	    SQLITE_OK && nckpt == nlog)
+		atomic_store(&st->wal_frames, 0); /* the next commit restarts the WAL */
+	atomic_fetch_add(&t->n_ckpt_ns, (uint64_t)(mono_ns() - t0));
 }
 
 void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_len)
@@ -619,15 +976,23 @@ void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_
 
 	if (t->ent == NULL)
 		return;
-	/* a scan of the table: rare (a subscriber deleted), and bounded */
+	/* a scan of the entries in use: rare (a subscriber deleted). No
+	 * round runs (flush_lock), so no entry is being read without the lock:
+	 * one not written yet becomes a tombstone (its row, if any, was
+	 * deleted with the subscriber) */
 	pthread_mutex_lock(&t->lock);
-	for (uint32_t i = 0; i < t->cap; i++) {
+	for (uint32_t i = 0; i < t->fresh; i++) {
 		struct ident_ent *e = &t->ent[i];
 
-		if (e->kind == IDENT_PSEUDONYM && e->v.p.imsi_len == imsi_len &&
-		    memcmp(e->v.p.imsi, imsi, imsi_len) == 0)
-			release(st, (int32_t)i);
+		if (e->kind != IDENT_PSEUDONYM || e->v.p.imsi_len != imsi_len ||
+		    memcmp(e->v.p.imsi, imsi, imsi_len) != 0)
+			continue;
+		if (is_clean(t, e))
+			drop_clean(t, (int32_t)i);
+		else
+			e->tomb = 1;
 	}
+	t->gone++;
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -646,34 +1011,25 @@ static void *flusher(void *arg)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000L;
 		}
-		/* a store signals, but the round still waits out the period:
-		 * one transaction per ~100 ms however busy */
-		while (!t->stop && pthread_cond_timedwait(&t->cond, &t->lock, &ts) != ETIMEDOUT)
+		/* a round per period, or sooner once flush_at entries are
+		 * pending (put signals that crossing, not every entry) */
+		while (!t->stop && t->pending.n < t->flush_at &&
+		       pthread_cond_timedwait(&t->cond, &t->lock, &ts) != ETIMEDOUT)
 			;
 		if (t->stop)
 			break;
 		pthread_mutex_unlock(&t->lock);
 		if (store_ident_flush(st) != TW_OK) {
-			/* counted in io_errors; the entries stay dirty and the
-			 * next round retries */
+			/* counted in io_errors; the batch stays taken and the
+			 * next round writes it again */
 		}
 		/* subscribers deleted/replaced by another process (store.c) */
 		store_poll_changes(st);
+		checkpoint(st);
 		pthread_mutex_lock(&t->lock);
 	}
 	pthread_mutex_unlock(&t->lock);
 	return NULL;
-}
-
-static int prep(struct tw_store *st, sqlite3_stmt **q, const char *sql, char *errbuf,
-		size_t errbuf_len)
-{
-	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, q, NULL) != SQLITE_OK) {
-		if (errbuf != NULL && errbuf_len > 0)
-			snprintf(errbuf, errbuf_len, "prepare: %s", sqlite3_errmsg(st->db));
-		return TW_ERR_IO;
-	}
-	return TW_OK;
 }
 
 int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t errbuf_len)
@@ -686,28 +1042,30 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		cap = 16;
 	if (cap > (1u << 24))
 		cap = 1u << 24;
+	(void)pthread_once(&fork_once, fork_hook);
 	t->cap = cap;
 	t->nbucket = 16;
 	while (t->nbucket < cap)
 		t->nbucket <<= 1;
+	t->flush_at = cap / 4 < STORE_FLUSH_BATCH ? cap / 4 : STORE_FLUSH_BATCH;
 	t->ent = calloc(cap, sizeof(*t->ent));
 	t->bucket = malloc(t->nbucket * sizeof(*t->bucket));
-	t->flushed = calloc(cap, sizeof(*t->flushed));
-	if (t->ent == NULL || t->bucket == NULL || t->flushed == NULL) {
+	if (t->ent == NULL || t->bucket == NULL) {
 		free(t->ent);
 		free(t->bucket);
-		free(t->flushed);
 		t->ent = NULL;
 		t->bucket = NULL;
-		t->flushed = NULL;
 		return TW_ERR_NOMEM;
 	}
 	for (uint32_t i = 0; i < t->nbucket; i++)
 		t->bucket[i] = -1;
-	for (uint32_t i = 0; i < cap; i++)
-		t->ent[i].next = i + 1 < cap ? (int32_t)(i + 1) : -1;
-	t->free_head = 0;
+	t->free.head = t->free.tail = -1;
+	t->clean = t->pending = t->batch = t->free;
+	t->fresh = 0;
+	t->seq = 1;
+	t->durable = 0;
 	pthread_mutex_init(&t->lock, NULL);
+	pthread_mutex_init(&t->flush_lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->cond, &ca);
@@ -722,37 +1080,60 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	st->ops.reauth_remove = reauth_remove;
 	st->ops.random = random_cb;
 
-	rc = prep(st, &st->id_q.p_get,
-		  "SELECT imsi, created FROM pseudonym WHERE id = ?1", errbuf, errbuf_len);
+	/* look-ups on the reading connection, writes on the writing one */
+	rc = store_prepare(st->rd, &st->rq_p_get,
+			   "SELECT imsi, created FROM pseudonym WHERE id = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK)
-		rc = prep(st, &st->id_q.r_get, "SELECT state, created FROM reauth WHERE id = ?1",
-			  errbuf, errbuf_len);
+		rc = store_prepare(st->rd, &st->rq_r_get,
+				   "SELECT state, created FROM reauth WHERE id = ?1", errbuf,
+				   errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.p_put,
-			  "INSERT OR REPLACE INTO pseudonym (id, imsi, created) VALUES (?1, ?2, ?3)",
-			  errbuf, errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.p_put,
+				   "INSERT OR REPLACE INTO pseudonym (id, imsi, created)"
+				   " VALUES (?1, ?2, ?3)", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.p_del, "DELETE FROM pseudonym WHERE id = ?1", errbuf,
-			  errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.p_del, "DELETE FROM pseudonym WHERE id = ?1",
+				   errbuf, errbuf_len);
+	/* the IMSI's rows newest first, along the (imsi, created) index */
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.p_prune,
-			  "DELETE FROM pseudonym WHERE imsi = ?1 AND id NOT IN"
-			  " (SELECT id FROM pseudonym WHERE imsi = ?1"
-			  "  ORDER BY created DESC LIMIT 2) RETURNING id", /* PSEUDONYMS_KEPT */
-			  errbuf, errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.p_rows,
+				   "SELECT rowid, id FROM pseudonym WHERE imsi = ?1"
+				   " ORDER BY created DESC", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.r_put,
-			  "INSERT OR REPLACE INTO reauth (id, state, created) VALUES (?1, ?2, ?3)",
-			  errbuf, errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.p_upd,
+				   "UPDATE OR REPLACE pseudonym SET id = ?2, created = ?3"
+				   " WHERE rowid = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.r_del, "DELETE FROM reauth WHERE id = ?1", errbuf,
-			  errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.p_delr,
+				   "DELETE FROM pseudonym WHERE rowid = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = prep(st, &st->id_q.r_expire, "DELETE FROM reauth WHERE created < ?1", errbuf,
-			  errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.r_put,
+				   "INSERT OR REPLACE INTO reauth (id, state, created)"
+				   " VALUES (?1, ?2, ?3)", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.r_del, "DELETE FROM reauth WHERE id = ?1",
+				   errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.r_expire,
+				   "DELETE FROM reauth WHERE id IN (SELECT id FROM reauth"
+				   " WHERE created < ?1 LIMIT ?2)", errbuf, errbuf_len);
 	if (rc != TW_OK)
 		return rc;
 	if (!st->read_only) {
+		/* the checkpoint connection (flusher only); a first read makes
+		 * it see the WAL (before, a checkpoint on it does nothing).
+		 * Without it, SQLite's own auto-checkpoint is back on. */
+		const char *path = sqlite3_db_filename(st->db, "main");
+
+		if (path == NULL ||
+		    sqlite3_open_v2(path, &t->ck, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
+				    NULL) != SQLITE_OK ||
+		    sqlite3_exec(t->ck, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) !=
+			    SQLITE_OK) {
+			sqlite3_close_v2(t->ck);
+			t->ck = NULL;
+			(void)sqlite3_wal_autocheckpoint(st->db, 1000);
+		}
 		if (pthread_create(&t->thread, NULL, flusher, st) != 0) {
 			if (errbuf != NULL && errbuf_len > 0)
 				snprintf(errbuf, errbuf_len, "cannot start the write-behind thread");
@@ -786,23 +1167,31 @@ void store_ident_stop(struct tw_store *st)
 void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
-	sqlite3_stmt **qs[] = { &st->id_q.p_get, &st->id_q.r_get, &st->id_q.p_put,
-				&st->id_q.p_del, &st->id_q.p_prune, &st->id_q.r_put,
+	sqlite3_stmt **qs[] = { &st->rq_p_get, &st->rq_r_get, &st->id_q.p_put,
+				&st->id_q.p_del, &st->id_q.p_rows, &st->id_q.p_upd,
+				&st->id_q.p_delr, &st->id_q.r_put,
 				&st->id_q.r_del, &st->id_q.r_expire };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);
 		*qs[i] = NULL;
 	}
+	if (t->ck != NULL) {
+		sqlite3_close_v2(t->ck);
+		t->ck = NULL;
+	}
 	if (t->ent == NULL)
 		return;
-	tw_wipe(t->ent, (size_t)t->cap * sizeof(*t->ent));
+	tw_wipe(t->ent, (size_t)t->fresh * sizeof(*t->ent));
 	free(t->ent);
 	free(t->bucket);
-	free(t->flushed);
+	if (t->pruned != NULL)
+		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
+	free(t->pruned);
 	t->ent = NULL;
 	t->bucket = NULL;
-	t->flushed = NULL;
+	t->pruned = NULL;
 	pthread_mutex_destroy(&t->lock);
+	pthread_mutex_destroy(&t->flush_lock);
 	pthread_cond_destroy(&t->cond);
 }

@@ -4,10 +4,14 @@
  * (pseudonyms and re-auth state). Not a public header.
  *
  * Locks, always taken in this order (never the other way round):
- *   rec->lock  ->  st->db_lock  ->  st->id.lock  ->  a stripe / st->all_lock
- * A stripe lock and all_lock are leaves: nothing is taken while they are
- * held. rec->lock guards one subscriber's SQN state and keys; db_lock
- * serialises the one SQLite connection and its prepared statements.
+ *   rec->lock  ->  st->id.flush_lock  ->  st->db_lock  ->  st->id.lock
+ *   ->  a stripe / st->all_lock
+ * A stripe lock, all_lock and st->rd_lock are leaves: nothing is taken
+ * while they are held. rec->lock guards one subscriber's SQN state and
+ * keys; db_lock serialises the writing SQLite connection (st->db) and its
+ * prepared statements; rd_lock the reading connection (st->rd) that the
+ * packet path's look-ups use, so that they never wait for a write-behind
+ * transaction; flush_lock makes one write-behind round at a time.
  */
 #ifndef TWAG_STORE_INTERNAL_H
 #define TWAG_STORE_INTERNAL_H
@@ -29,8 +33,15 @@ enum {
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
-	STORE_FLUSH_MS = 100,         /* identity write-behind period */
-	STORE_IDENT_CACHE_DEFAULT = 16384,
+	STORE_FLUSH_MS = 100,         /* identity write-behind period ... */
+	STORE_FLUSH_BATCH = 4096,     /* ... or this many pending entries */
+	STORE_SWEEP_ROWS = 1024,      /* expired re-auth rows deleted per round */
+	STORE_CKPT_PAGES = 2048,      /* WAL frames that make the flusher checkpoint */
+	STORE_CACHE_KIB = 16384,      /* page cache of the writing connection */
+	/* ~440 octets each, touched as used: room for the write-behind to be
+	 * more than a second behind at 20,000 attaches/s (2 entries each)
+	 * before a store waits for it (ident.c put) */
+	STORE_IDENT_CACHE_DEFAULT = 65536,
 	STORE_REAUTH_TTL_DEFAULT = 86400,
 	/* re-auth state: fixed serialisation (ident.c), RFC 5649-wrapped */
 	STORE_REAUTH_SER_LEN = 129,
@@ -64,15 +75,30 @@ struct sub_rec {
 	uint64_t epoch;            /* st->epoch when last known to match its row */
 };
 
-/* One pseudonym or re-auth id in the bounded identity table (ident.c). */
+/*
+ * One pseudonym or re-auth id in the bounded identity table (ident.c): a
+ * fixed array allocated at open, chained by index. Every entry is on
+ * exactly one list: free, clean (in the database; the eviction order),
+ * pending (changed since the last write-behind round took its batch), or
+ * the batch being written. Which of the last three follows from its batch
+ * number, so that taking the pending list for writing is O(1):
+ *   batch == t->seq                  pending: changed in place
+ *   t->durable < batch < t->seq      being written: read by the flusher
+ *                                    without the lock, so never changed; a
+ *                                    new change goes to a copy
+ *   batch <= t->durable              clean: evictable
+ */
 struct ident_ent {
-	int32_t next;              /* bucket chain / free list (-1: end) */
+	int32_t next;              /* hash chain (-1: end), under t->lock */
+	int32_t lprev, lnext;      /* the list it is on (-1: end) */
+	uint32_t hash;             /* keyed hash of (kind, key) */
 	uint8_t kind;              /* 0 free, IDENT_PSEUDONYM, IDENT_REAUTH */
-	uint8_t dirty;             /* not yet written to the database */
-	uint8_t tomb;              /* removed: delete the row, then free */
+	uint8_t tomb;              /* removed: the row is deleted, then freed */
+	uint8_t linked;            /* in its hash chain (0: superseded by a copy) */
 	uint8_t key_len;
-	uint32_t ver;              /* bumped on every change (flush matching) */
-	int64_t created;           /* wall clock s */
+	uint64_t batch;            /* see above; 0: clean (read from the
+				    * database, or written by a split round) */
+	int64_t created;           /* wall clock µs */
 	uint8_t key[TW_EAP_ID_MAX];
 	union {
 		struct {
@@ -85,31 +111,53 @@ struct ident_ent {
 
 enum { IDENT_PSEUDONYM = 1, IDENT_REAUTH = 2 };
 
-struct ident_flushed {
-	int32_t idx;
-	uint32_t ver;
+struct ident_list {
+	int32_t head, tail;        /* -1: empty */
+	uint32_t n;
 };
 
 struct ident_table {
 	pthread_mutex_t lock;
 	struct ident_ent *ent;     /* cap entries, allocated at open */
 	int32_t *bucket;           /* nbucket heads */
-	struct ident_flushed *flushed; /* cap: what one flush wrote */
 	uint32_t cap, nbucket;     /* nbucket a power of 2 */
-	int32_t free_head;
-	uint32_t used, ndirty, hand;
-	/* the write-behind thread */
+	uint32_t fresh;            /* entries [fresh, cap) never used yet */
+	uint32_t flush_at;         /* pending entries that wake the flusher early */
+	struct ident_list free, clean, pending;
+	struct ident_list batch;   /* being written (and a failed round's, kept) */
+	uint64_t seq, durable;     /* batch numbers, see struct ident_ent */
+	/* bumped when an entry whose row was deleted leaves memory: a row read
+	 * from the database before that must not be cached (ident.c lookup) */
+	uint64_t gone;
+	/* the write-behind thread and its state (under flush_lock) */
+	pthread_mutex_t flush_lock;
 	pthread_t thread;
 	bool thread_started, stop;
 	pthread_cond_t cond;       /* with lock: wakes the thread */
-	int64_t last_expiry;       /* wall s of the last DB expiry sweep */
+	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
+	bool sweep_more;           /* the last sweep hit its bound */
+	uint8_t (*pruned)[1 + TW_EAP_ID_MAX]; /* ids a round pruned (len, id) */
+	size_t npruned, pruned_cap;
+	sqlite3 *ck;               /* checkpoint connection (flusher only) */
+	/* counters (atomic: read by tw_store_get_stats) */
+	_Atomic uint64_t n_rounds, n_written, n_ns, n_max_ns, n_ckpt_ns, n_full, n_yields;
 };
 
 struct tw_store {
 	sqlite3 *db;
 	pthread_mutex_t db_lock;
+	/* the reading connection (the packet path's look-ups; == db when the
+	 * store is read-only) and its statements, under rd_lock */
+	sqlite3 *rd;
+	pthread_mutex_t rd_lock;
+	sqlite3_stmt *rq_load, *rq_gen, *rq_p_get, *rq_r_get;
+	/* db runs synchronous=FULL except inside a write-behind transaction
+	 * (db_lock): false while it may not be FULL */
+	bool sync_full;
+	_Atomic int wal_frames;    /* WAL size after the last commit (wal hook) */
+	_Atomic int db_waiters;    /* writers waiting for db_lock (store_db_lock_writer) */
 	struct tw_aes_ctx kek;     /* expanded once; wiped at close */
-	uint64_t hash_seed;
+	uint64_t hash_key[2];      /* SipHash key (random per open) */
 
 	unsigned sqn_block, resync_max, resync_window;
 	unsigned ind_bits, ind_first, ind_count;
@@ -124,7 +172,7 @@ struct tw_store {
 	pthread_mutex_t all_lock;
 
 	/* prepared statements (under db_lock) */
-	sqlite3_stmt *q_load, *q_resv_sel, *q_resv_upd, *q_close_upd;
+	sqlite3_stmt *q_resv_sel, *q_resv_upd, *q_close_upd;
 	sqlite3_stmt *q_begin, *q_commit, *q_rollback;
 	sqlite3_stmt *q_data_version;
 	/* commits by other connections (store_poll_changes): data_version as
@@ -136,9 +184,9 @@ struct tw_store {
 
 	struct ident_table id;
 	struct {
-		sqlite3_stmt *p_get, *p_put, *p_del, *p_prune;
-		sqlite3_stmt *r_get, *r_put, *r_del, *r_expire;
-	} id_q;                    /* ident.c's statements (under db_lock) */
+		sqlite3_stmt *p_put, *p_del, *p_rows, *p_upd, *p_delr;
+		sqlite3_stmt *r_put, *r_del, *r_expire;
+	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
 	_Atomic uint64_t n_vectors, n_triplets, n_resyncs, n_resyncs_refused,
@@ -155,10 +203,17 @@ TW_MUST_CHECK int store_begin(struct tw_store *st);
 TW_MUST_CHECK int store_commit(struct tw_store *st);
 void store_rollback(struct tw_store *st);
 
+/* Takes db_lock for a write other than the write-behind's (an SQN
+ * reservation on the packet path, provisioning): announced in db_waiters,
+ * so that a write-behind round in progress commits what it has written so
+ * far and lets it in (ident.c) instead of making it wait for the round. */
+void store_db_lock_writer(struct tw_store *st);
+
 /* Counts an I/O error (stats) and returns err. */
 int store_io(struct tw_store *st, int err);
 
-/* FNV-1a over data, keyed by the store's random seed. */
+/* SipHash-1-3 of tag || data under the store's random key: bucket choice
+ * is not predictable from outside. */
 uint64_t store_hash(const struct tw_store *st, uint8_t tag, const void *data, size_t len);
 
 /* ident.c: set up / tear down the identity table and its thread. */
@@ -171,7 +226,9 @@ void store_ident_free(struct tw_store *st);
 TW_MUST_CHECK int store_ident_flush(struct tw_store *st);
 
 /* Drops the pseudonyms of a deleted subscriber from memory (its rows are
- * deleted with it; re-auth ids are refused by reauth_lookup). */
+ * deleted with it; re-auth ids are refused by reauth_lookup). The caller
+ * holds st->id.flush_lock across the deletion and this call, so that no
+ * write-behind round writes them back in between. */
 void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_len);
 
 /* Notices commits of other connections (PRAGMA data_version): called by
@@ -179,8 +236,14 @@ void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_
 void store_poll_changes(struct tw_store *st);
 
 /* The generation of imsi's row (changed by every replace): re-auth state
- * is bound to it (ident.c). TW_OK, TW_ERR_NOTFOUND, TW_ERR_IO, TW_ERR_INVAL. */
+ * is bound to it (ident.c). From the loaded record, else from the reading
+ * connection. TW_OK, TW_ERR_NOTFOUND, TW_ERR_IO, TW_ERR_INVAL. */
 TW_MUST_CHECK int store_sub_gen(struct tw_store *st, const char *imsi, int64_t *gen);
+
+/* Prepares sql on connection c (persistent). TW_OK or TW_ERR_IO with a
+ * message in errbuf. */
+TW_MUST_CHECK int store_prepare(sqlite3 *c, sqlite3_stmt **q, const char *sql, char *errbuf,
+				size_t errbuf_len);
 
 /* getrandom(2), all of len. TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_random(void *out, size_t len);

@@ -1425,6 +1425,280 @@ static void test_identity(void)
 }
 
 /*
+ * Four threads store, store again and remove identities (each thread its
+ * own ids and IMSI) against a 64-entry table while the write-behind runs:
+ * copies of entries that are being written, rounds run by a store that
+ * found the table full, evictions, look-ups falling back to the database.
+ * After a reopen (the database only) every id is as its thread left it:
+ * re-auth ids removed or holding their last state, and of each IMSI's
+ * pseudonyms exactly the newest two.
+ */
+enum { IT_THREADS = 4, IT_IDS = 32, IT_ROUNDS = 10 };
+
+struct it_arg {
+	struct tw_store *st;
+	char imsi[16];
+	int t, errors;
+	uint16_t counter[IT_IDS];  /* last state stored (0: removed) */
+};
+
+static void it_state(struct tw_eap_reauth_state *r, const char *imsi, uint16_t counter)
+{
+	memset(r, 0, sizeof(*r));
+	r->method = 50;
+	memcpy(r->imsi, imsi, 15);
+	r->imsi_len = 15;
+	r->counter = counter;
+	memset(r->k_encr, counter & 0xff, 16);
+	r->k_aut_len = 32;
+	memset(r->k_aut, counter >> 8, 32);
+}
+
+/* A full table is a clean TW_ERR_NOMEM when other threads refill it
+ * between the round a store ran and its retry: try again. */
+static int it_retry(int rc, int *tries)
+{
+	if (rc == TW_ERR_NOMEM && ++*tries < 1000) {
+		usleep(1000);
+		return 1;
+	}
+	return 0;
+}
+
+static void *it_main(void *p)
+{
+	struct it_arg *a = p;
+	const struct tw_eap_identity_ops *ops = tw_store_identity_ops(a->st);
+	struct tw_eap_reauth_state rs, got;
+	char id[48];
+	int rc, tries;
+
+	for (int r = 0; r < IT_ROUNDS; r++) {
+		for (int i = 0; i < IT_IDS; i++) {
+			snprintf(id, sizeof(id), "8t%d-%d@x", a->t, i);
+			/* the same id several times in a row: likely to meet
+			 * its own earlier change being written */
+			for (int k = 0; k < 3; k++) {
+				uint16_t c = (uint16_t)(1 + (r * IT_IDS + i) * 3 + k);
+
+				tries = 0;
+				if ((i + r + k) % 4 == 3) {
+					do
+						rc = ops->reauth_remove(ops->arg, ID(id));
+					while (it_retry(rc, &tries));
+					if (rc == TW_OK)
+						a->counter[i] = 0;
+				} else {
+					it_state(&rs, a->imsi, c);
+					do
+						rc = ops->reauth_store(ops->arg, ID(id), &rs);
+					while (it_retry(rc, &tries));
+					if (rc == TW_OK)
+						a->counter[i] = c;
+				}
+				a->errors += rc != TW_OK;
+			}
+			/* a look-up now and then (memory or database) */
+			if (i % 5 == 0) {
+				rc = ops->reauth_lookup(ops->arg, ID(id), &got);
+				if (a->counter[i] == 0)
+					a->errors += rc != TW_ERR_NOTFOUND;
+				else
+					a->errors += rc != TW_OK || got.counter != a->counter[i];
+			}
+			snprintf(id, sizeof(id), "2t%d-%d", a->t, r * IT_IDS + i);
+			tries = 0;
+			do
+				rc = ops->pseudonym_store(ops->arg, ID(id), a->imsi, 15);
+			while (it_retry(rc, &tries));
+			a->errors += rc != TW_OK;
+		}
+	}
+	tw_eap_reauth_state_wipe(&rs);
+	tw_eap_reauth_state_wipe(&got);
+	return NULL;
+}
+
+static void test_ident_threads(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct it_arg args[IT_THREADS];
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state got;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	pthread_t th[IT_THREADS];
+	struct tw_store *st;
+	char id[48], out[16];
+	size_t n = 0;
+	bool ok = true;
+
+	db_remove();
+	o.ident_cache = 64;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	for (int t = 0; t < IT_THREADS; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		args[t].st = st;
+		args[t].t = t;
+		random_imsi(args[t].imsi);
+		args[t].imsi[14] = (char)('0' + t); /* distinct */
+		make_milenage(&s, args[t].imsi, amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &s, false));
+	}
+	for (int t = 0; t < IT_THREADS; t++)
+		CHECK(pthread_create(&th[t], NULL, it_main, &args[t]) == 0);
+	for (int t = 0; t < IT_THREADS; t++) {
+		pthread_join(th[t], NULL);
+		CHECK(args[t].errors == 0);
+	}
+	tw_store_close(st);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	for (int t = 0; t < IT_THREADS; t++) {
+		for (int i = 0; i < IT_IDS; i++) {
+			int rc;
+
+			snprintf(id, sizeof(id), "8t%d-%d@x", t, i);
+			rc = ops->reauth_lookup(ops->arg, ID(id), &got);
+			if (args[t].counter[i] == 0)
+				ok &= rc == TW_ERR_NOTFOUND;
+			else
+				ok &= rc == TW_OK && got.counter == args[t].counter[i] &&
+				      got.k_encr[0] == (args[t].counter[i] & 0xff);
+		}
+		for (int k = 0; k < IT_ROUNDS * IT_IDS; k++) {
+			int rc;
+
+			snprintf(id, sizeof(id), "2t%d-%d", t, k);
+			rc = ops->pseudonym_lookup(ops->arg, ID(id), out, &n);
+			if (k >= IT_ROUNDS * IT_IDS - 2)
+				ok &= rc == TW_OK && n == 15 && memcmp(out, args[t].imsi, 15) == 0;
+			else
+				ok &= rc == TW_ERR_NOTFOUND;
+		}
+		ok &= raw_int("SELECT count(*) FROM pseudonym WHERE imsi = ?1", args[t].imsi) == 2;
+	}
+	CHECK(ok);
+	tw_store_close(st);
+	tw_eap_reauth_state_wipe(&got);
+	tw_wipe(&s, sizeof(s));
+}
+
+/*
+ * The packet path does not wait for a write-behind round: with another
+ * connection holding the write lock, the round is stuck in BEGIN (busy
+ * timeout 5 s) holding the writing connection, and meanwhile look-ups that
+ * fall back to the database (reading connection), stores (memory) and a
+ * vector inside the reserved block all answer; the round has neither
+ * finished nor failed by then. A new file gets 16 KiB pages.
+ */
+static void test_ident_reader(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r1, got;
+	struct tw_store_stats s0, s1;
+	struct tw_subscriber s;
+	struct tw_eap_aka_vec v;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint8_t rand_[16];
+	char imsi[16], out[16];
+	size_t n = 0;
+	struct tw_store *st;
+	sqlite3 *h = NULL;
+
+	db_remove();
+	o.busy_timeout_ms = 5000;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	CHECK(raw_int("PRAGMA page_size", "") == 16384);
+	ops = tw_store_identity_ops(st);
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-1"), imsi, 15));
+	random_state(&r1, imsi, 23);
+	CHECK_OK(ops->reauth_store(ops->arg, ID("4reader-1@x"), &r1));
+	tw_store_close(st);
+
+	st = open_with(&o); /* the ids are in the database only now */
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	tw_test_random(rand_, 16);
+	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v)); /* reserves */
+	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+	CHECK(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
+	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-2"), imsi, 15));
+	usleep(300000); /* a round has begun and waits for the lock */
+	tw_store_get_stats(st, &s0);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2reader-1"), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reader-1@x"), &got));
+	CHECK(state_eq(&got, &r1));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2reader-2"), out, &n));
+	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-3"), imsi, 15));
+	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v));
+	tw_store_get_stats(st, &s1);
+	CHECK(s1.ident_rounds == s0.ident_rounds && s1.io_errors == s0.io_errors);
+	CHECK(sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	for (int i = 0; i < 100 && s1.ident_rounds == s0.ident_rounds; i++) {
+		usleep(50000);
+		tw_store_get_stats(st, &s1);
+	}
+	CHECK(s1.ident_rounds > s0.ident_rounds && s1.io_errors == s0.io_errors);
+	CHECK(raw_int("SELECT count(*) FROM pseudonym WHERE imsi = ?1", imsi) == 2);
+	tw_store_close(st);
+	tw_eap_reauth_state_wipe(&r1);
+	tw_eap_reauth_state_wipe(&got);
+	tw_wipe(&s, sizeof(s));
+}
+
+/* ops->random hands out buffered getrandom(2) octets: a fork child does
+ * not hand out what its parent does next. */
+static void test_ident_random_fork(void)
+{
+	const struct tw_eap_identity_ops *ops;
+	uint8_t a[16], b[16], c[16];
+	struct tw_store *st;
+	int fd[2], status = 0;
+	pid_t pid;
+
+	db_remove();
+	st = open_db();
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->random(ops->arg, a, sizeof(a))); /* the buffer is filled */
+	if (!CHECK(pipe(fd) == 0))
+		goto out;
+	pid = fork();
+	if (pid == 0) {
+		uint8_t x[16];
+		int ok = ops->random(ops->arg, x, sizeof(x)) == TW_OK &&
+			 write(fd[1], x, sizeof(x)) == (ssize_t)sizeof(x);
+
+		_exit(ok ? 0 : 1);
+	}
+	CHECK(pid > 0);
+	CHECK_OK(ops->random(ops->arg, b, sizeof(b)));
+	CHECK(read(fd[0], c, sizeof(c)) == (ssize_t)sizeof(c));
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	      WEXITSTATUS(status) == 0);
+	CHECK(memcmp(b, c, sizeof(b)) != 0 && memcmp(a, b, sizeof(a)) != 0);
+	close(fd[0]);
+	close(fd[1]);
+out:
+	tw_store_close(st);
+}
+
+/*
  * Another process (the CLI beside twagd) deletes or replaces subscribers
  * this store has loaded: within a poll period (~100 ms) the change is seen.
  * A deleted subscriber gets no vector, no triplet and no fast
@@ -1684,6 +1958,9 @@ void test_main(void)
 	test_two_stores();
 	test_resync();
 	test_identity();
+	test_ident_threads();
+	test_ident_reader();
+	test_ident_random_fork();
 	test_other_process();
 	test_replace_sqn();
 	test_threads();
