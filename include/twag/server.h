@@ -28,10 +28,11 @@
 #include "twag/eap_method.h"
 #include "twag/eap_sim.h"
 #include "twag/err.h"
+#include "twag/radius.h"
 
 enum {
 	TW_SRV_DEFAULT_PORT = 1812,              /* RFC 2865 §3 */
-	TW_SRV_SECRET_MAX = 128,                 /* shared secret octets */
+	TW_SRV_SECRET_MAX = TW_RADIUS_SECRET_MAX, /* shared secret octets */
 	TW_SRV_PATH_MAX = 1024,
 	TW_SRV_MAX_THREADS = 64,
 	TW_SRV_DEFAULT_MAX_SESSIONS = 65536,
@@ -62,12 +63,15 @@ struct tw_srv_addr {
 	uint8_t a[16];
 };
 
-/* One RADIUS client (RFC 2865 §3: the NAS and its shared secret). */
+/* One RADIUS client (RFC 2865 §3: the NAS and its shared secret). The
+ * secret is kept prepared (its HMAC-MD5 states computed when the table is
+ * built, at start-up and on SIGHUP), so the packet path never redoes the
+ * key blocks; key.secret / key.len are the octets. */
 struct tw_srv_client {
 	struct tw_srv_addr net;
 	unsigned prefix;        /* 0..32 or 0..128 */
-	uint8_t secret[TW_SRV_SECRET_MAX];
-	size_t secret_len;
+	uint8_t mask[16];       /* the prefix as a mask over net.a */
+	struct tw_radius_secret key;
 	bool from_cmdline;      /* kept over SIGHUP reloads */
 	char name[64];          /* "addr/prefix" for logs */
 };
@@ -205,8 +209,9 @@ struct tw_srv_session {
 	uint8_t station_len;      /* 0: none */
 	bool has_station;
 	uint8_t token[TW_SRV_TOKEN_LEN];
+	struct tw_srv_addr nas;   /* the client that started it (set at
+				   * start, under the lock; never changed) */
 	/* owned by the worker holding it busy */
-	struct tw_srv_addr nas;   /* the client that started it */
 	uint8_t method;           /* enum tw_srv_method */
 	uint8_t tried;            /* methods tried (bit per tw_srv_method) */
 	uint8_t last_req_id;      /* EAP Identifier of our last request */
@@ -248,9 +253,13 @@ TW_MUST_CHECK int tw_srv_sessions_init(struct tw_srv_sessions *t, uint32_t cap,
 void tw_srv_sessions_free(struct tw_srv_sessions *t);
 
 /*
- * Starts a conversation for station (Calling-Station-Id; NULL/0: none).
- * One live conversation per station: an earlier one is ended (counted as
- * replaced; if a worker holds it, it is freed when released). When the
+ * Starts a conversation of client nas (the source address of the request:
+ * only that client may continue it, see _acquire) for station
+ * (Calling-Station-Id; NULL/0: none).
+ * One live conversation per station and client: an earlier one of the
+ * same station started through the same client (nas) is ended (counted
+ * as replaced; if a worker holds it, it is freed when released); another
+ * client's conversations are never touched. When the
  * table is full: expired sessions are freed first, then the least
  * recently used HALF-OPEN one (the peer has not answered any request of
  * ours: an identity round or a challenge is out); ESTABLISHED
@@ -261,16 +270,24 @@ void tw_srv_sessions_free(struct tw_srv_sessions *t);
  * Returns the session, held busy by the caller, or NULL (full: counted).
  */
 struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
+					     const struct tw_srv_addr *nas,
 					     const uint8_t *station, size_t station_len,
 					     const uint8_t token[static TW_SRV_TOKEN_LEN],
 					     uint64_t now_ms);
 
 /*
- * Looks a conversation up by the State we sent and holds it busy.
+ * Looks a conversation up by the State we sent, presented by client nas,
+ * and holds it busy. A State is bound to the client it was sent to (RFC
+ * 3579 §2.1: the NAS echoes it): presented by any other client it is
+ * TW_ERR_AUTH and changes nothing (not marked busy, expiry and eviction
+ * order untouched), so another client can neither continue, keep alive
+ * nor block a conversation it learnt the State of.
  * Returns TW_OK, TW_ERR_NOTFOUND (unknown, ended or expired: an expired
- * one is freed and counted), TW_ERR_STATE (another worker holds it).
+ * one is freed and counted), TW_ERR_AUTH (another client's), TW_ERR_STATE
+ * (another worker holds it).
  */
 TW_MUST_CHECK int tw_srv_sessions_acquire(struct tw_srv_sessions *t,
+					  const struct tw_srv_addr *nas,
 					  const uint8_t *state, size_t state_len,
 					  uint64_t now_ms, struct tw_srv_session **out);
 
@@ -285,9 +302,11 @@ void tw_srv_session_state(const struct tw_srv_sessions *t,
 void tw_srv_sessions_release(struct tw_srv_sessions *t, struct tw_srv_session *s,
 			     bool ended, uint64_t now_ms);
 
-/* Frees every idle session whose last packet is older than the timeout.
- * Returns how many. */
-unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms);
+/* Frees idle sessions whose last packet is older than the timeout, at most
+ * max of them (each one's engine context is wiped under the table lock:
+ * the bound keeps every lock hold short, so a sweep after a flood never
+ * stalls the workers; call again while it returns max). Returns how many. */
+unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms, unsigned max);
 
 void tw_srv_sessions_stats(struct tw_srv_sessions *t,
 			   struct tw_srv_sessions_stats *out);

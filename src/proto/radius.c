@@ -9,6 +9,11 @@
  * pieces (header, substituted authenticator, attributes with the
  * Message-Authenticator value read as zeros), so a received datagram is
  * never modified and never copied.
+ *
+ * Every function that takes a secret has a _ctx twin taking a prepared
+ * struct tw_radius_secret (the keyed HMAC-MD5 states computed once, RFC
+ * 2104 §4); the plain ones prepare the key on the stack, per call, and
+ * then run the same code.
  */
 #include <string.h>
 
@@ -29,6 +34,74 @@ static const uint8_t zero16[16];
 static bool secret_ok(const uint8_t *secret, size_t secret_len)
 {
 	return secret != NULL || secret_len == 0;
+}
+
+/* What the authenticators need of a shared secret: HMAC-MD5 keyed with it
+ * (Message-Authenticator), MD5 having absorbed it (MPPE key streams), and
+ * its octets (Response Authenticator). Views into a tw_radius_secret or
+ * into a struct tmp_key on the caller's stack. */
+struct key {
+	const struct tw_hmac_md5_ctx *hmac;
+	const struct tw_md5_ctx *md5;
+	const uint8_t *secret;
+	size_t len;
+};
+
+/* The states of an unprepared secret (any length), for the plain API. */
+struct tmp_key {
+	struct tw_hmac_md5_ctx hmac;
+	struct tw_md5_ctx md5;
+};
+
+static void states_init(struct tw_hmac_md5_ctx *hmac, struct tw_md5_ctx *md5,
+			const uint8_t *secret, size_t len)
+{
+	/* RFC 2104 §2 steps (1)-(2) and the opad block: done once per key */
+	tw_hmac_md5_init(hmac, secret, len);
+	tw_md5_init(md5);
+	tw_md5_update(md5, secret, len);
+}
+
+static struct key tmp_key_init(struct tmp_key *t, const uint8_t *secret, size_t len)
+{
+	struct key k = { &t->hmac, &t->md5, secret, len };
+
+	states_init(&t->hmac, &t->md5, secret, len);
+	return k;
+}
+
+static void tmp_key_wipe(struct tmp_key *t)
+{
+	tw_wipe(t, sizeof(*t));
+}
+
+static struct key key_of(const struct tw_radius_secret *s)
+{
+	struct key k = { &s->hmac, &s->md5, s->secret, s->len };
+
+	return k;
+}
+
+int tw_radius_secret_init(struct tw_radius_secret *s, const uint8_t *secret, size_t len)
+{
+	if (s == NULL)
+		return TW_ERR_INVAL;
+	tw_wipe(s, sizeof(*s));
+	if (!secret_ok(secret, len))
+		return TW_ERR_INVAL;
+	if (len > TW_RADIUS_SECRET_MAX)
+		return TW_ERR_LENGTH;
+	if (len != 0)
+		memcpy(s->secret, secret, len);
+	s->len = len;
+	states_init(&s->hmac, &s->md5, secret, len);
+	return TW_OK;
+}
+
+void tw_radius_secret_wipe(struct tw_radius_secret *s)
+{
+	if (s != NULL)
+		tw_wipe(s, sizeof(*s));
 }
 
 /* ---- decoding ---------------------------------------------------------- */
@@ -159,12 +232,11 @@ int tw_radius_eap_join(const struct tw_radius_pkt *p, uint8_t *out, size_t max,
  */
 static void msg_auth_compute(uint8_t mac[static 16], const uint8_t *pkt,
 			     size_t len, const uint8_t auth[static 16],
-			     size_t ma_off, const uint8_t *secret,
-			     size_t secret_len)
+			     size_t ma_off, const struct key *k)
 {
-	struct tw_hmac_md5_ctx h;
+	/* a copy of the keyed context: the key's blocks are not redone */
+	struct tw_hmac_md5_ctx h = *k->hmac;
 
-	tw_hmac_md5_init(&h, secret, secret_len);
 	tw_hmac_md5_update(&h, pkt, 4);
 	tw_hmac_md5_update(&h, auth, TW_RADIUS_AUTH_LEN);
 	tw_hmac_md5_update(&h, pkt + TW_RADIUS_HDR_LEN, ma_off - TW_RADIUS_HDR_LEN);
@@ -191,14 +263,11 @@ static void resp_auth_compute(uint8_t out[static 16], const uint8_t *pkt,
 	tw_md5_final(&m, out);
 }
 
-int tw_radius_verify_request(const struct tw_radius_pkt *p,
-			     const uint8_t *secret, size_t secret_len)
+static int verify_request(const struct tw_radius_pkt *p, const struct key *k)
 {
 	uint8_t mac[16];
 	int ret = TW_ERR_AUTH;
 
-	if (p == NULL || !secret_ok(secret, secret_len))
-		return TW_ERR_INVAL;
 	if (p->code != TW_RADIUS_ACCESS_REQUEST && p->code != TW_RADIUS_STATUS_SERVER)
 		return TW_ERR_AUTH;
 	if (p->msg_auth < 0) {
@@ -213,33 +282,53 @@ int tw_radius_verify_request(const struct tw_radius_pkt *p,
 	size_t ma_off = p->attrs[p->msg_auth].off;
 
 	/* In a request the header already holds the Request Authenticator. */
-	msg_auth_compute(mac, p->buf, p->len, p->buf + 4, ma_off, secret,
-			 secret_len);
+	msg_auth_compute(mac, p->buf, p->len, p->buf + 4, ma_off, k);
 	if (tw_ct_eq(mac, p->buf + ma_off, TW_RADIUS_MSG_AUTH_LEN))
 		ret = TW_OK;
 	tw_wipe(mac, sizeof(mac));
 	return ret;
 }
 
-int tw_radius_verify_response(const struct tw_radius_pkt *p,
-			      const uint8_t req_auth[static 16],
-			      const uint8_t *secret, size_t secret_len,
-			      bool require_msg_auth)
+int tw_radius_verify_request(const struct tw_radius_pkt *p,
+			     const uint8_t *secret, size_t secret_len)
+{
+	struct tmp_key t;
+	struct key k;
+	int ret;
+
+	if (p == NULL || !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	k = tmp_key_init(&t, secret, secret_len);
+	ret = verify_request(p, &k);
+	tmp_key_wipe(&t);
+	return ret;
+}
+
+int tw_radius_verify_request_ctx(const struct tw_radius_pkt *p,
+				 const struct tw_radius_secret *s)
+{
+	struct key k;
+
+	if (p == NULL || s == NULL)
+		return TW_ERR_INVAL;
+	k = key_of(s);
+	return verify_request(p, &k);
+}
+
+static int verify_response(const struct tw_radius_pkt *p, const uint8_t req_auth[static 16],
+			   const struct key *k, bool require_msg_auth)
 {
 	uint8_t ra[16], mac[16];
 	bool ok;
 
-	if (p == NULL || req_auth == NULL || !secret_ok(secret, secret_len))
-		return TW_ERR_INVAL;
-	resp_auth_compute(ra, p->buf, p->len, req_auth, secret, secret_len);
+	resp_auth_compute(ra, p->buf, p->len, req_auth, k->secret, k->len);
 	ok = tw_ct_eq(ra, p->authenticator, TW_RADIUS_AUTH_LEN);
 	if (p->msg_auth >= 0) {
 		size_t ma_off = p->attrs[p->msg_auth].off;
 
 		/* RFC 3579 §3.2: in a response the Message-Authenticator is
 		 * computed with the Request Authenticator in the header. */
-		msg_auth_compute(mac, p->buf, p->len, req_auth, ma_off, secret,
-				 secret_len);
+		msg_auth_compute(mac, p->buf, p->len, req_auth, ma_off, k);
 		ok &= tw_ct_eq(mac, p->buf + ma_off, TW_RADIUS_MSG_AUTH_LEN);
 	} else if (require_msg_auth || p->n_eap != 0) {
 		/* RFC 3579 §3.2: Access-Challenge/-Accept/-Reject carrying
@@ -249,6 +338,35 @@ int tw_radius_verify_response(const struct tw_radius_pkt *p,
 	tw_wipe(ra, sizeof(ra));
 	tw_wipe(mac, sizeof(mac));
 	return ok ? TW_OK : TW_ERR_AUTH;
+}
+
+int tw_radius_verify_response(const struct tw_radius_pkt *p,
+			      const uint8_t req_auth[static 16],
+			      const uint8_t *secret, size_t secret_len,
+			      bool require_msg_auth)
+{
+	struct tmp_key t;
+	struct key k;
+	int ret;
+
+	if (p == NULL || req_auth == NULL || !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	k = tmp_key_init(&t, secret, secret_len);
+	ret = verify_response(p, req_auth, &k, require_msg_auth);
+	tmp_key_wipe(&t);
+	return ret;
+}
+
+int tw_radius_verify_response_ctx(const struct tw_radius_pkt *p,
+				  const uint8_t req_auth[static 16],
+				  const struct tw_radius_secret *s, bool require_msg_auth)
+{
+	struct key k;
+
+	if (p == NULL || req_auth == NULL || s == NULL)
+		return TW_ERR_INVAL;
+	k = key_of(s);
+	return verify_response(p, req_auth, &k, require_msg_auth);
 }
 
 /* ---- building ---------------------------------------------------------- */
@@ -379,16 +497,15 @@ void tw_radius_add_eap(struct tw_radius_builder *b, const uint8_t *eap, size_t l
  * walk decrypts when given the ciphertext as chaining input.
  */
 static void mppe_crypt(uint8_t *out, const uint8_t *in, size_t len, bool decrypt,
-		       const uint8_t *secret, size_t secret_len,
-		       const uint8_t req_auth[static 16],
+		       const struct key *k, const uint8_t req_auth[static 16],
 		       const uint8_t salt[static 2])
 {
 	struct tw_md5_ctx m;
 	uint8_t bi[16], prev_c[16];
 
 	for (size_t i = 0; i < len; i += 16) {
-		tw_md5_init(&m);
-		tw_md5_update(&m, secret, secret_len);
+		/* MD5(S | ...): S is already absorbed in k->md5 */
+		m = *k->md5;
 		if (i == 0) {
 			tw_md5_update(&m, req_auth, TW_RADIUS_AUTH_LEN);
 			tw_md5_update(&m, salt, MPPE_SALT_LEN);
@@ -405,14 +522,14 @@ static void mppe_crypt(uint8_t *out, const uint8_t *in, size_t len, bool decrypt
 			memcpy(prev_c, out + i, 16);
 	}
 	tw_wipe(bi, sizeof(bi));
+	tw_wipe(prev_c, sizeof(prev_c));
 	tw_wipe(&m, sizeof(m));
 }
 
 /* One MS-MPPE-*-Key Vendor-Specific attribute (RFC 2548 §2.4.2, §2.4.3). */
 static void add_mppe_key(struct tw_radius_builder *b, uint8_t vendor_type,
-			 const uint8_t *secret, size_t secret_len,
-			 const uint8_t req_auth[static 16], const uint8_t key[static 32],
-			 uint16_t salt)
+			 const struct key *k, const uint8_t req_auth[static 16],
+			 const uint8_t key[static 32], uint16_t salt)
 {
 	uint8_t plain[MPPE_PLAIN_LEN];
 	uint8_t *v = put_attr(b, TW_RADIUS_VENDOR_SPECIFIC,
@@ -430,21 +547,14 @@ static void add_mppe_key(struct tw_radius_builder *b, uint8_t vendor_type,
 	memcpy(plain + 1, key, TW_RADIUS_MPPE_KEY_LEN);
 	memset(plain + 1 + TW_RADIUS_MPPE_KEY_LEN, 0,
 	       MPPE_PLAIN_LEN - 1 - TW_RADIUS_MPPE_KEY_LEN);
-	mppe_crypt(v + 8, plain, MPPE_PLAIN_LEN, false, secret, secret_len,
-		   req_auth, v + 6);
+	mppe_crypt(v + 8, plain, MPPE_PLAIN_LEN, false, k, req_auth, v + 6);
 	tw_wipe(plain, sizeof(plain));
 }
 
-void tw_radius_add_mppe_keys(struct tw_radius_builder *b, const uint8_t *secret,
-			     size_t secret_len, const uint8_t req_auth[static 16],
-			     const uint8_t msk[static 64], uint16_t salt_seed)
+static void add_mppe_keys(struct tw_radius_builder *b, const struct key *k,
+			  const uint8_t req_auth[static 16], const uint8_t msk[static 64],
+			  uint16_t salt_seed)
 {
-	if (b->err != TW_OK)
-		return;
-	if (!secret_ok(secret, secret_len) || req_auth == NULL || msk == NULL) {
-		fail(b, TW_ERR_INVAL);
-		return;
-	}
 	/* RFC 2548 §2.4.2: the salt's most significant bit MUST be set and
 	 * each salt MUST be unique within the packet: seed and seed + 1
 	 * always differ in their low bit. */
@@ -453,23 +563,52 @@ void tw_radius_add_mppe_keys(struct tw_radius_builder *b, const uint8_t *secret,
 
 	/* RFC 5247 §3 / RFC 3748 convention: Recv-Key = MSK[0..31],
 	 * Send-Key = MSK[32..63]. */
-	add_mppe_key(b, TW_RADIUS_MS_MPPE_RECV_KEY, secret, secret_len, req_auth,
-		     msk, recv_salt);
-	add_mppe_key(b, TW_RADIUS_MS_MPPE_SEND_KEY, secret, secret_len, req_auth,
-		     msk + 32, send_salt);
+	add_mppe_key(b, TW_RADIUS_MS_MPPE_RECV_KEY, k, req_auth, msk, recv_salt);
+	add_mppe_key(b, TW_RADIUS_MS_MPPE_SEND_KEY, k, req_auth, msk + 32, send_salt);
 }
 
-int tw_radius_mppe_decrypt(const uint8_t *val, size_t len, const uint8_t *secret,
-			   size_t secret_len, const uint8_t req_auth[static 16],
-			   uint8_t key[static 32])
+void tw_radius_add_mppe_keys(struct tw_radius_builder *b, const uint8_t *secret,
+			     size_t secret_len, const uint8_t req_auth[static 16],
+			     const uint8_t msk[static 64], uint16_t salt_seed)
+{
+	struct tmp_key t;
+	struct key k;
+
+	if (b->err != TW_OK)
+		return;
+	if (!secret_ok(secret, secret_len) || req_auth == NULL || msk == NULL) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	k = tmp_key_init(&t, secret, secret_len);
+	add_mppe_keys(b, &k, req_auth, msk, salt_seed);
+	tmp_key_wipe(&t);
+}
+
+void tw_radius_add_mppe_keys_ctx(struct tw_radius_builder *b,
+				 const struct tw_radius_secret *s,
+				 const uint8_t req_auth[static 16],
+				 const uint8_t msk[static 64], uint16_t salt_seed)
+{
+	struct key k;
+
+	if (b->err != TW_OK)
+		return;
+	if (s == NULL || req_auth == NULL || msk == NULL) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	k = key_of(s);
+	add_mppe_keys(b, &k, req_auth, msk, salt_seed);
+}
+
+static int mppe_decrypt(const uint8_t *val, size_t len, const struct key *k,
+			const uint8_t req_auth[static 16], uint8_t key[static 32])
 {
 	uint8_t plain[MPPE_PLAIN_MAX];
 	size_t clen;
 	int ret = TW_ERR_DECODE;
 
-	if (val == NULL || req_auth == NULL || key == NULL ||
-	    !secret_ok(secret, secret_len))
-		return TW_ERR_INVAL;
 	/* Salt (2) then a String that is a non-empty multiple of 16. */
 	if (len < MPPE_SALT_LEN + 16)
 		return TW_ERR_DECODE;
@@ -479,8 +618,7 @@ int tw_radius_mppe_decrypt(const uint8_t *val, size_t len, const uint8_t *secret
 	/* RFC 2548 §2.4.2: the salt's most significant bit MUST be set. */
 	if ((val[0] & 0x80) == 0)
 		return TW_ERR_DECODE;
-	mppe_crypt(plain, val + MPPE_SALT_LEN, clen, true, secret, secret_len,
-		   req_auth, val);
+	mppe_crypt(plain, val + MPPE_SALT_LEN, clen, true, k, req_auth, val);
 	/* The Key-Length octet: our keys are 32 octets and must fit. */
 	if (plain[0] != TW_RADIUS_MPPE_KEY_LEN || plain[0] > clen - 1)
 		goto out;
@@ -491,16 +629,41 @@ out:
 	return ret;
 }
 
-int tw_radius_get_mppe_keys(const struct tw_radius_pkt *p, const uint8_t *secret,
-			    size_t secret_len, const uint8_t req_auth[static 16],
-			    uint8_t msk[static 64])
+int tw_radius_mppe_decrypt(const uint8_t *val, size_t len, const uint8_t *secret,
+			   size_t secret_len, const uint8_t req_auth[static 16],
+			   uint8_t key[static 32])
+{
+	struct tmp_key t;
+	struct key k;
+	int ret;
+
+	if (val == NULL || req_auth == NULL || key == NULL ||
+	    !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	k = tmp_key_init(&t, secret, secret_len);
+	ret = mppe_decrypt(val, len, &k, req_auth, key);
+	tmp_key_wipe(&t);
+	return ret;
+}
+
+int tw_radius_mppe_decrypt_ctx(const uint8_t *val, size_t len,
+			       const struct tw_radius_secret *s,
+			       const uint8_t req_auth[static 16], uint8_t key[static 32])
+{
+	struct key k;
+
+	if (val == NULL || req_auth == NULL || key == NULL || s == NULL)
+		return TW_ERR_INVAL;
+	k = key_of(s);
+	return mppe_decrypt(val, len, &k, req_auth, key);
+}
+
+static int get_mppe_keys(const struct tw_radius_pkt *p, const struct key *k,
+			 const uint8_t req_auth[static 16], uint8_t msk[static 64])
 {
 	bool have_recv = false, have_send = false;
 	int ret = TW_ERR_NOTFOUND;
 
-	if (p == NULL || msk == NULL || req_auth == NULL ||
-	    !secret_ok(secret, secret_len))
-		return TW_ERR_INVAL;
 	for (unsigned i = 0; i < p->n_attrs; i++) {
 		const struct tw_radius_attr *a = &p->attrs[i];
 		const uint8_t *v = p->buf + a->off;
@@ -542,8 +705,7 @@ int tw_radius_get_mppe_keys(const struct tw_radius_pkt *p, const uint8_t *secret
 				ret = TW_ERR_DECODE;
 				goto out;
 			}
-			ret = tw_radius_mppe_decrypt(v + off + 2, vlen - 2, secret,
-						     secret_len, req_auth, dst);
+			ret = mppe_decrypt(v + off + 2, vlen - 2, k, req_auth, dst);
 			if (ret != TW_OK)
 				goto out;
 			*have = true;
@@ -557,16 +719,45 @@ out:
 	return ret;
 }
 
+int tw_radius_get_mppe_keys(const struct tw_radius_pkt *p, const uint8_t *secret,
+			    size_t secret_len, const uint8_t req_auth[static 16],
+			    uint8_t msk[static 64])
+{
+	struct tmp_key t;
+	struct key k;
+	int ret;
+
+	if (p == NULL || msk == NULL || req_auth == NULL ||
+	    !secret_ok(secret, secret_len))
+		return TW_ERR_INVAL;
+	k = tmp_key_init(&t, secret, secret_len);
+	ret = get_mppe_keys(p, &k, req_auth, msk);
+	tmp_key_wipe(&t);
+	return ret;
+}
+
+int tw_radius_get_mppe_keys_ctx(const struct tw_radius_pkt *p,
+				const struct tw_radius_secret *s,
+				const uint8_t req_auth[static 16], uint8_t msk[static 64])
+{
+	struct key k;
+
+	if (p == NULL || msk == NULL || req_auth == NULL || s == NULL)
+		return TW_ERR_INVAL;
+	k = key_of(s);
+	return get_mppe_keys(p, &k, req_auth, msk);
+}
+
 /* ---- finishing --------------------------------------------------------- */
 
-static int finish_common(struct tw_radius_builder *b, const uint8_t *secret,
-			 size_t secret_len, size_t *out_len)
+/* key_ok: the caller's secret argument is usable. */
+static int finish_common(struct tw_radius_builder *b, bool key_ok, size_t *out_len)
 {
 	if (b == NULL || out_len == NULL)
 		return TW_ERR_INVAL;
 	if (b->err != TW_OK)
 		return b->err;
-	if (!secret_ok(secret, secret_len)) {
+	if (!key_ok) {
 		fail(b, TW_ERR_INVAL);
 		return b->err;
 	}
@@ -574,41 +765,88 @@ static int finish_common(struct tw_radius_builder *b, const uint8_t *secret,
 	return TW_OK;
 }
 
-int tw_radius_finish_response(struct tw_radius_builder *b, const uint8_t *secret,
-			      size_t secret_len, size_t *out_len)
+static int finish_response(struct tw_radius_builder *b, const struct key *k,
+			   size_t *out_len)
 {
 	uint8_t req_auth[16];
-	int err = finish_common(b, secret, secret_len, out_len);
 
-	if (err != TW_OK)
-		return err;
 	/* The header still holds the request's authenticator (see _init). */
 	memcpy(req_auth, b->buf + 4, TW_RADIUS_AUTH_LEN);
 	if (b->msg_auth_off != 0) {
 		/* RFC 3579 §3.2: computed with the Request Authenticator in
 		 * the header, before the Response Authenticator replaces it. */
 		msg_auth_compute(b->buf + b->msg_auth_off, b->buf, b->len, req_auth,
-				 b->msg_auth_off, secret, secret_len);
+				 b->msg_auth_off, k);
 	}
 	/* RFC 2865 §3: Response Authenticator over the final attributes. */
-	resp_auth_compute(b->buf + 4, b->buf, b->len, req_auth, secret, secret_len);
+	resp_auth_compute(b->buf + 4, b->buf, b->len, req_auth, k->secret, k->len);
 	*out_len = b->len;
 	/* Finishing twice would sign over the Response Authenticator. */
 	b->err = TW_ERR_STATE;
 	return TW_OK;
 }
 
-int tw_radius_finish_request(struct tw_radius_builder *b, const uint8_t *secret,
-			     size_t secret_len, size_t *out_len)
+static int finish_request(struct tw_radius_builder *b, const struct key *k,
+			  size_t *out_len)
 {
-	int err = finish_common(b, secret, secret_len, out_len);
-
-	if (err != TW_OK)
-		return err;
 	if (b->msg_auth_off != 0)
 		msg_auth_compute(b->buf + b->msg_auth_off, b->buf, b->len,
-				 b->buf + 4, b->msg_auth_off, secret, secret_len);
+				 b->buf + 4, b->msg_auth_off, k);
 	*out_len = b->len;
 	b->err = TW_ERR_STATE;
 	return TW_OK;
+}
+
+int tw_radius_finish_response(struct tw_radius_builder *b, const uint8_t *secret,
+			      size_t secret_len, size_t *out_len)
+{
+	struct tmp_key t;
+	struct key k;
+	int err = finish_common(b, secret_ok(secret, secret_len), out_len);
+
+	if (err != TW_OK)
+		return err;
+	k = tmp_key_init(&t, secret, secret_len);
+	err = finish_response(b, &k, out_len);
+	tmp_key_wipe(&t);
+	return err;
+}
+
+int tw_radius_finish_response_ctx(struct tw_radius_builder *b,
+				  const struct tw_radius_secret *s, size_t *out_len)
+{
+	struct key k;
+	int err = finish_common(b, s != NULL, out_len);
+
+	if (err != TW_OK)
+		return err;
+	k = key_of(s);
+	return finish_response(b, &k, out_len);
+}
+
+int tw_radius_finish_request(struct tw_radius_builder *b, const uint8_t *secret,
+			     size_t secret_len, size_t *out_len)
+{
+	struct tmp_key t;
+	struct key k;
+	int err = finish_common(b, secret_ok(secret, secret_len), out_len);
+
+	if (err != TW_OK)
+		return err;
+	k = tmp_key_init(&t, secret, secret_len);
+	err = finish_request(b, &k, out_len);
+	tmp_key_wipe(&t);
+	return err;
+}
+
+int tw_radius_finish_request_ctx(struct tw_radius_builder *b,
+				 const struct tw_radius_secret *s, size_t *out_len)
+{
+	struct key k;
+	int err = finish_common(b, s != NULL, out_len);
+
+	if (err != TW_OK)
+		return err;
+	k = key_of(s);
+	return finish_request(b, &k, out_len);
 }

@@ -116,21 +116,25 @@ bool tw_srv_addr_eq(const struct tw_srv_addr *x, const struct tw_srv_addr *y)
 	       memcmp(x->a, y->a, x->family == 4 ? 4 : 16) == 0;
 }
 
+/* (a & mask) == net over the 16 octets (an IPv4 address and its mask
+ * are zero beyond octet 4): two 64-bit compares per entry on the packet
+ * path. */
 static bool in_net(const struct tw_srv_client *c, const struct tw_srv_addr *a)
 {
-	unsigned full = c->prefix / 8, rest = c->prefix % 8;
+	return c->net.family == a->family &&
+	       ((tw_load_le64(a->a) & tw_load_le64(c->mask)) ^ tw_load_le64(c->net.a)) == 0 &&
+	       ((tw_load_le64(a->a + 8) & tw_load_le64(c->mask + 8)) ^
+		tw_load_le64(c->net.a + 8)) == 0;
+}
 
-	if (c->net.family != a->family)
-		return false;
-	if (memcmp(c->net.a, a->a, full) != 0)
-		return false;
-	if (rest != 0) {
-		uint8_t m = (uint8_t)(0xff << (8 - rest));
+static void prefix_mask(uint8_t mask[16], unsigned prefix)
+{
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned lo = i * 8;
 
-		if ((a->a[full] & m) != c->net.a[full])
-			return false;
+		mask[i] = lo >= prefix ? 0 :
+			  prefix - lo >= 8 ? 0xff : (uint8_t)(0xff << (8 - (prefix - lo)));
 	}
-	return true;
 }
 
 int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
@@ -144,7 +148,13 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 	memset(&c, 0, sizeof(c));
 	rc = tw_srv_addr_parse(&c.net, &c.prefix, spec);
 	if (rc != TW_OK) {
-		snprintf(err, err_len, "bad client address '%.60s' (IP or IP/PREFIX)", spec);
+		/* echoed only when it looks like an address: "client =
+		 * SECRET IP" (swapped) must not log the secret */
+		if (spec[strspn(spec, "0123456789abcdefABCDEF.:/")] == 0)
+			snprintf(err, err_len, "bad client address '%.60s' (IP or IP/PREFIX)",
+				 spec);
+		else
+			snprintf(err, err_len, "bad client address (IP or IP/PREFIX)");
 		return TW_ERR_DECODE;
 	}
 	/* RFC 2865 §3: the secret is at least one octet; we keep it bounded */
@@ -153,8 +163,13 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 			 spec, TW_SRV_SECRET_MAX);
 		return TW_ERR_LENGTH;
 	}
-	memcpy(c.secret, secret, secret_len);
-	c.secret_len = secret_len;
+	/* the HMAC-MD5 key blocks (RFC 2104 §4) once, here, not per packet */
+	if (tw_radius_secret_init(&c.key, secret, secret_len) != TW_OK) {
+		tw_wipe(&c, sizeof(c));
+		snprintf(err, err_len, "client %.60s: bad secret", spec);
+		return TW_ERR_LENGTH;
+	}
+	prefix_mask(c.mask, c.prefix);
 	c.from_cmdline = from_cmdline;
 	tw_srv_addr_text(&c.net, text, sizeof(text));
 	snprintf(c.name, sizeof(c.name), "%s/%u", text, c.prefix);
@@ -229,7 +244,7 @@ int tw_srv_clients_copy_cmdline(struct tw_srv_clients *dst,
 		if (!c->from_cmdline)
 			continue;
 		snprintf(spec, sizeof(spec), "%s", c->name);
-		rc = tw_srv_clients_add(dst, spec, c->secret, c->secret_len, true,
+		rc = tw_srv_clients_add(dst, spec, c->key.secret, c->key.len, true,
 					err, sizeof(err));
 		if (rc != TW_OK)
 			return rc;

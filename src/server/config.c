@@ -441,7 +441,14 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 		}
 		o = find_opt(key, strlen(key));
 		if (o == NULL || strcmp(key, "config") == 0 || strcmp(key, "help") == 0) {
-			snprintf(err, err_len, "%s: unknown key '%.40s'", where, key);
+			/* only the first word: a line like "client 10.0.0.1
+			 * SECRET" (no '=') must not put the secret into the
+			 * message, which SIGHUP writes to the log */
+			size_t kl = strcspn(key, " \t");
+
+			snprintf(err, err_len, "%s: unknown key '%.*s'%s", where,
+				 (int)(kl < 40 ? kl : 40), key,
+				 key[kl] != 0 ? " (key = value)" : "");
 			rc = TW_ERR_INVAL;
 			break;
 		}
@@ -476,7 +483,14 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 		size_t nlen;
 
 		if (strncmp(a, "--", 2) != 0 || a[2] == 0) {
-			snprintf(err, err_len, "unexpected argument '%.40s' (see --help)", a);
+			/* a stray word may be a secret ("--client=IP SECRET"):
+			 * named by position, echoed only if it looks like a
+			 * mistyped option */
+			if (a[0] == '-')
+				snprintf(err, err_len, "unexpected argument '%.40s' (see --help)", a);
+			else
+				snprintf(err, err_len,
+					 "unexpected argument %d: not an --option (see --help)", i);
 			return TW_ERR_INVAL;
 		}
 		name = a + 2;

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -99,21 +100,62 @@ static void write_all(const char *p, size_t len)
 	}
 }
 
+/* "ts=YYYY-MM-DDTHH:MM:SS." of one second, kept per thread: the date is
+ * converted (gmtime_r, which takes glibc's time zone lock) and formatted
+ * once a second, not for every line. */
+struct ts_cache {
+	time_t sec;
+	bool valid;
+	char text[32];
+	size_t len;
+};
+
+static _Thread_local struct ts_cache ts_cache;
+
+static size_t put_str(char *out, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (n >= LINE_MAX_LEN - 2)
+		return n;
+	if (k > LINE_MAX_LEN - 2 - n)
+		k = LINE_MAX_LEN - 2 - n;
+	memcpy(out + n, s, k);
+	return n + k;
+}
+
 /* Formats one line into out (LINE_MAX_LEN), newline included. */
 static size_t format_line(char *out, enum tw_log_level l, const char *event,
 			  const char *fmt, va_list ap)
 {
+	struct ts_cache *c = &ts_cache;
 	struct timespec ts;
-	struct tm tm;
+	unsigned ms;
 	size_t n;
 	int k;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	k = snprintf(out, LINE_MAX_LEN, "ts=%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ level=%s event=%s",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-		     tm.tm_sec, ts.tv_nsec / 1000000, level_names[l], event);
-	n = k < 0 ? 0 : (size_t)k < LINE_MAX_LEN ? (size_t)k : LINE_MAX_LEN - 1;
+	if (!c->valid || c->sec != ts.tv_sec) {
+		struct tm tm;
+
+		gmtime_r(&ts.tv_sec, &tm);
+		k = snprintf(c->text, sizeof(c->text), "ts=%04d-%02d-%02dT%02d:%02d:%02d.",
+			     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+			     tm.tm_min, tm.tm_sec);
+		c->len = k < 0 ? 0 : (size_t)k < sizeof(c->text) ? (size_t)k : sizeof(c->text) - 1;
+		c->sec = ts.tv_sec;
+		c->valid = true;
+	}
+	memcpy(out, c->text, c->len);
+	n = c->len;
+	ms = (unsigned)(ts.tv_nsec / 1000000);
+	out[n++] = (char)('0' + ms / 100);
+	out[n++] = (char)('0' + ms / 10 % 10);
+	out[n++] = (char)('0' + ms % 10);
+	n = put_str(out, n, "Z level=");
+	n = put_str(out, n, level_names[l]);
+	n = put_str(out, n, " event=");
+	n = put_str(out, n, event);
 	if (fmt != NULL && fmt[0] != 0 && n < LINE_MAX_LEN - 2) {
 		out[n++] = ' ';
 		k = vsnprintf(out + n, LINE_MAX_LEN - n, fmt, ap);

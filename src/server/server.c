@@ -9,7 +9,10 @@
  *                    (SEQ_HE written back), exit 0;
  *   SIGHUP           reopen the log file, reload the clients of --config.
  * The metrics thread serves GET /metrics (Prometheus text 0.0.4) over
- * HTTP/1.0, one connection at a time with a 1 s read timeout.
+ * HTTP/1.0, one connection at a time, each bounded by one deadline for the
+ * whole exchange (a client that trickles its request or reads slowly gets
+ * cut off, it cannot hold the endpoint); it shares nothing with the
+ * workers but atomic counters and one short lock of the session table.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,13 +26,18 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "twag/bytes.h"
 
 #include "srv.h"
 
-enum { METRICS_BUF = 64 * 1024, METRICS_REQ_MAX = 4096 };
+enum {
+	METRICS_BUF = 64 * 1024,
+	METRICS_REQ_MAX = 4096,
+	METRICS_DEADLINE_MS = 2000, /* one HTTP exchange, start to end */
+};
 
 static const char usage_text[] =
 	"usage: twagd --store sqlite:PATH --client IP[/PREFIX]=SECRET [options]\n"
@@ -164,13 +172,46 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->threads = srv->n_workers;
 }
 
-static void send_all(int fd, const char *p, size_t len)
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Waits for fd to become ready for events until deadline; false when the
+ * deadline passed or the peer is gone. */
+static bool wait_ready(int fd, short events, uint64_t deadline)
+{
+	for (;;) {
+		struct pollfd pf = { fd, events, 0 };
+		uint64_t now = mono_ms();
+		int n;
+
+		if (now >= deadline)
+			return false;
+		n = poll(&pf, 1, (int)(deadline - now));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		return (pf.revents & events) != 0 || (pf.revents & POLLHUP) != 0;
+	}
+}
+
+static void send_all(int fd, const char *p, size_t len, uint64_t deadline)
 {
 	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait_ready(fd, POLLOUT, deadline))
+				return;
+			continue;
+		}
 		if (n <= 0)
 			return;
 		p += n;
@@ -178,21 +219,27 @@ static void send_all(int fd, const char *p, size_t len)
 	}
 }
 
-/* One HTTP/1.0 exchange: GET /metrics, else 404. */
-static void metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max)
+void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max,
+			  unsigned timeout_ms)
 {
-	struct timeval tv = { 1, 0 };
 	char req[METRICS_REQ_MAX + 1], hdr[256];
 	struct tw_srv_metrics m;
 	size_t got = 0, blen = 0;
+	uint64_t deadline = mono_ms() + timeout_ms;
 
-	(void)setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	(void)setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	/* the request: until a blank line, METRICS_REQ_MAX octets, EOF or the
+	 * deadline, whichever comes first (never a per-read timeout: a client
+	 * trickling one octet at a time must not hold the thread) */
 	while (got < METRICS_REQ_MAX) {
-		ssize_t n = recv(c, req + got, METRICS_REQ_MAX - got, 0);
+		ssize_t n = recv(c, req + got, METRICS_REQ_MAX - got, MSG_DONTWAIT);
 
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (!wait_ready(c, POLLIN, deadline))
+				break;
+			continue;
+		}
 		if (n <= 0)
 			break;
 		got += (size_t)n;
@@ -210,13 +257,13 @@ static void metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
 			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 			 blen);
-		send_all(c, hdr, strlen(hdr));
-		send_all(c, body, blen);
+		send_all(c, hdr, strlen(hdr), deadline);
+		send_all(c, body, blen, deadline);
 	} else {
 		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n"
 					 "Content-Length: 10\r\nConnection: close\r\n\r\nnot found\n";
 
-		send_all(c, nf, sizeof(nf) - 1);
+		send_all(c, nf, sizeof(nf) - 1, deadline);
 	}
 }
 
@@ -235,10 +282,10 @@ static void *metrics_run(void *arg)
 
 		if (poll(&pf, 1, 200) <= 0)
 			continue;
-		c = accept4(srv->metrics_fd, NULL, NULL, SOCK_CLOEXEC);
+		c = accept4(srv->metrics_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (c < 0)
 			continue;
-		metrics_serve(srv, c, body, METRICS_BUF);
+		tw_srv_metrics_serve(srv, c, body, METRICS_BUF, METRICS_DEADLINE_MS);
 		close(c);
 	}
 	free(body);
@@ -292,7 +339,10 @@ static void reload_clients(struct tw_srv *srv)
 static int write_pid(const char *path)
 {
 	char buf[32];
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* O_NOFOLLOW: a symlink planted where the pid file goes (a shared
+	 * run directory) must not make a privileged twagd truncate its
+	 * target */
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
 
 	if (fd < 0)

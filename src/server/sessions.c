@@ -8,8 +8,10 @@
  * State finds nothing.
  *
  * Bounded against floods of half-finished EAP starts (issue #5):
- *   - one live conversation per Calling-Station-Id: a new start from the
- *     same station ends the previous one;
+ *   - one live conversation per Calling-Station-Id of a client: a new
+ *     start from the same station through the same client ends the
+ *     previous one (a client cannot end another client's conversations,
+ *     as it cannot continue them: see the State binding below);
  *   - sessions sit on two lists in last-packet order: HALF-OPEN (the peer
  *     has not answered any request of ours yet) and ESTABLISHED (it has:
  *     a live phone);
@@ -27,7 +29,9 @@
  *   - every slot expires --session-timeout seconds after its last packet.
  *
  * One mutex guards the lists and indexes; it is held for a few pointer
- * updates per packet. The engine context of a session is used by the one
+ * updates per packet (and for at most a bounded number of slot wipes by
+ * the expiry sweep). A State is bound to the client address that started
+ * the conversation (checked under the lock, before anything changes). The engine context of a session is used by the one
  * worker that holds it "busy", outside the lock.
  */
 #include <stdlib.h>
@@ -212,7 +216,22 @@ static uint32_t reclaim(struct tw_srv_sessions *t, uint64_t now_ms)
 	return NIL;
 }
 
+/* The station index key: the client and its Calling-Station-Id (of any
+ * length, hashed whole; the hash is keyed, so no client can aim many
+ * stations at one chain). */
+static uint64_t station_key(const struct tw_srv_sessions *t, const struct tw_srv_addr *nas,
+			    const uint8_t *station, size_t station_len)
+{
+	uint8_t k[1 + 16 + 8];
+
+	k[0] = nas->family;
+	memcpy(k + 1, nas->a, 16);
+	tw_store_le64(k + 17, tw_srv_siphash(t->hash_key, station, station_len));
+	return tw_srv_siphash(t->hash_key, k, sizeof(k));
+}
+
 struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
+					     const struct tw_srv_addr *nas,
 					     const uint8_t *station, size_t station_len,
 					     const uint8_t token[static TW_SRV_TOKEN_LEN],
 					     uint64_t now_ms)
@@ -223,10 +242,11 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 
 	if (station_len == 0)
 		station = NULL;
+	if (station != NULL)
+		h = station_key(t, nas, station, station_len);
 	pthread_mutex_lock(&t->lock);
 	if (station != NULL) {
-		/* one live conversation per Calling-Station-Id */
-		h = tw_srv_siphash(t->hash_key, station, station_len);
+		/* one live conversation per Calling-Station-Id of a client */
 		bucket = &t->buckets[h & (t->nbuckets - 1)];
 		for (i = *bucket; i != NIL; i = t->slots[i].hnext) {
 			struct tw_srv_session *old = &t->slots[i];
@@ -234,6 +254,7 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 									 TW_SRV_STATION_MAX;
 
 			if (old->station_hash != h || old->station_len != kept ||
+			    !tw_srv_addr_eq(&old->nas, nas) ||
 			    memcmp(old->station, station, kept) != 0)
 				continue;
 			station_unlink(t, old);
@@ -259,6 +280,8 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 	s->established = false;
 	s->last_ms = now_ms;
 	memcpy(s->token, token, TW_SRV_TOKEN_LEN);
+	/* under the lock: _acquire compares it for any thread */
+	s->nas = *nas;
 	s->hnext = NIL;
 	s->has_station = false;
 	s->station_len = 0;
@@ -276,7 +299,6 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 	t->st.active++;
 	pthread_mutex_unlock(&t->lock);
 	/* the worker-owned part starts clean */
-	memset(&s->nas, 0, sizeof(s->nas));
 	s->method = 0;
 	s->tried = 0;
 	s->last_req_id = 0;
@@ -284,8 +306,9 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 	return s;
 }
 
-int tw_srv_sessions_acquire(struct tw_srv_sessions *t, const uint8_t *state,
-			    size_t state_len, uint64_t now_ms, struct tw_srv_session **out)
+int tw_srv_sessions_acquire(struct tw_srv_sessions *t, const struct tw_srv_addr *nas,
+			    const uint8_t *state, size_t state_len, uint64_t now_ms,
+			    struct tw_srv_session **out)
 {
 	struct tw_srv_session *s;
 	uint32_t i;
@@ -302,6 +325,9 @@ int tw_srv_sessions_acquire(struct tw_srv_sessions *t, const uint8_t *state,
 	if (i >= t->used || s->list == L_FREE || s->doomed ||
 	    !tw_ct_eq(s->token, state + 4, TW_SRV_TOKEN_LEN)) {
 		rc = TW_ERR_NOTFOUND;
+	} else if (!tw_srv_addr_eq(&s->nas, nas)) {
+		/* another client's conversation: no side effect at all */
+		rc = TW_ERR_AUTH;
 	} else if (s->busy) {
 		rc = TW_ERR_STATE;
 	} else if (expired(t, s, now_ms)) {
@@ -341,7 +367,7 @@ void tw_srv_sessions_release(struct tw_srv_sessions *t, struct tw_srv_session *s
 	pthread_mutex_unlock(&t->lock);
 }
 
-unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms)
+unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms, unsigned max)
 {
 	unsigned n = 0;
 
@@ -349,7 +375,7 @@ unsigned tw_srv_sessions_expire(struct tw_srv_sessions *t, uint64_t now_ms)
 	for (uint8_t l = L_HALF; l <= L_EST; l++) {
 		uint32_t i = t->head[l];
 
-		while (i != NIL) {
+		while (i != NIL && n < max) {
 			struct tw_srv_session *s = &t->slots[i];
 			uint32_t next = s->next;
 

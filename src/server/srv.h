@@ -90,6 +90,14 @@ void *tw_srv_worker_run(void *arg);
 size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms);
 
+/* One HTTP/1.0 exchange of the metrics endpoint on connected socket fd:
+ * GET /metrics gets the Prometheus text (body: body_max octets of
+ * scratch), anything else 404. The whole exchange (reading the request,
+ * writing the answer) ends within timeout_ms whatever the client does;
+ * fd is not closed. */
+void tw_srv_metrics_serve(struct tw_srv *srv, int fd, char *body, size_t body_max,
+			  unsigned timeout_ms);
+
 /* Fills srv->eap and srv->sim_opts from srv->cfg (store ops included). */
 void tw_srv_eap_setup(struct tw_srv *srv);
 

@@ -40,6 +40,11 @@
 
 #include "srv.h"
 
+enum {
+	SWEEP_STEP = 256,       /* sessions freed per lock hold by the sweep */
+	MAX_VECTOR_STEPS = 2,   /* store calls per EAP step (resync + vector) */
+};
+
 /* What one Access-Request is about, for the helpers below. */
 struct req {
 	struct tw_srv_worker *w;
@@ -100,8 +105,21 @@ static int rnd(struct tw_srv_worker *w, uint8_t *out, size_t len)
 /* The client's address as text, made only when a log line needs it. */
 static const char *ip_of(struct req *r)
 {
-	if (r->ip[0] == 0)
-		tw_srv_addr_text(&r->addr, r->ip, sizeof(r->ip));
+	const struct tw_srv_client *c = r->client;
+
+	if (r->ip[0] != 0)
+		return r->ip;
+	/* a host entry's name ("addr/32", "addr/128") already is the text */
+	if (c != NULL && c->prefix == (r->addr.family == 4 ? 32u : 128u)) {
+		size_t k = strcspn(c->name, "/");
+
+		if (k > 0 && k < sizeof(r->ip)) {
+			memcpy(r->ip, c->name, k);
+			r->ip[k] = 0;
+			return r->ip;
+		}
+	}
+	tw_srv_addr_text(&r->addr, r->ip, sizeof(r->ip));
 	return r->ip;
 }
 
@@ -178,7 +196,12 @@ static int nak_choice(const struct tw_srv *srv, const struct tw_srv_session *s,
 
 static int engine_init(struct req *r, struct tw_srv_session *s, unsigned m)
 {
-	tw_wipe(&s->eng, sizeof(s->eng));
+	/* a fresh slot's engine area is already clean (zeroed at start-up,
+	 * wiped when its last conversation ended) and each init clears its
+	 * own context; after a Nak the previous method's context may be
+	 * the larger union member: wipe it all */
+	if (s->tried != 0)
+		tw_wipe(&s->eng, sizeof(s->eng));
 	s->method = (uint8_t)m;
 	s->tried |= (uint8_t)(1u << m);
 	if (m == TW_SRV_M_SIM)
@@ -270,12 +293,13 @@ static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
 		if (q == NULL || q->count < 1 || q->count > TW_EAP_SIM_MAX_TRIPLETS)
 			return TW_ERR_STATE;
 		n = q->count;
-		/* RFC 4186 §4.3: the RANDs of one challenge are distinct */
+		/* RFC 4186 §4.3: the RANDs of one challenge are distinct (only
+		 * RANDs that were drawn are compared) */
 		do {
 			rc = rnd(w, &rands[0][0], n * 16);
 			if (rc != TW_OK)
 				return rc;
-		} while (memcmp(rands[0], rands[1], 16) == 0 ||
+		} while ((n >= 2 && memcmp(rands[0], rands[1], 16) == 0) ||
 			 (n == 3 && (memcmp(rands[0], rands[2], 16) == 0 ||
 				     memcmp(rands[1], rands[2], 16) == 0)));
 		t0 = now_ns();
@@ -353,8 +377,7 @@ static size_t finish(struct req *r, struct tw_radius_builder *b)
 {
 	size_t n = 0;
 
-	if (tw_radius_finish_response(b, r->client->secret, r->client->secret_len, &n) !=
-	    TW_OK) {
+	if (tw_radius_finish_response_ctx(b, &r->client->key, &n) != TW_OK) {
 		LOGR(r, TW_LOG_ERROR, "internal-error", "what=build-reply client=%s",
 			ip_of(r));
 		return 0;
@@ -440,8 +463,8 @@ static size_t reply_accept(struct req *r, struct tw_srv_session *s, const uint8_
 	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_ACCEPT,
 			     r->p->id, r->p->authenticator, true);
 	tw_radius_add_eap(&b, eap, eap_len);
-	tw_radius_add_mppe_keys(&b, r->client->secret, r->client->secret_len,
-				r->p->authenticator, k.msk, tw_load_be16(rb));
+	tw_radius_add_mppe_keys_ctx(&b, &r->client->key, r->p->authenticator, k.msk,
+				    tw_load_be16(rb));
 	if (ident_len > 0 && ident_len <= TW_RADIUS_ATTR_MAX_VALUE)
 		tw_radius_add(&b, TW_RADIUS_USER_NAME, ident, ident_len);
 	if (r->srv->cfg.reply_session_timeout > 0)
@@ -493,8 +516,10 @@ static size_t converse(struct req *r, struct tw_srv_session *s, bool first)
 	}
 	act = engine_input(s, w->eap_in, r->eap_len, out, &out_len);
 step:
-	while (act == TW_EAP_NEED_VECTOR)
-		act = fetch_vector(r, s, out, &out_len);
+	/* at most a resynchronisation and a vector per step: an engine that
+	 * kept asking would otherwise spin this worker on the store */
+	for (unsigned k = 0; act == TW_EAP_NEED_VECTOR; k++)
+		act = k < MAX_VECTOR_STEPS ? fetch_vector(r, s, out, &out_len) : TW_ERR_STATE;
 
 	switch (act) {
 	case TW_EAP_SEND:
@@ -506,23 +531,28 @@ step:
 		break;
 	case TW_EAP_ACCEPT:
 		n = reply_accept(r, s, out, out_len);
-		session_imsi(s, imsi);
 		if (n > 0) {
 			count(r, (engine_reauth(s) ? TW_C_ATTACH_REAUTH : TW_C_ATTACH_FULL) +
 					 s->method);
-			LOGR(r, TW_LOG_INFO, "accept",
-				"method=%s kind=%s imsi=%s client=%s",
-				tw_srv_method_name(s->method),
-				engine_reauth(s) ? "reauth" : "full", imsi, ip_of(r));
+			if (tw_log_enabled(TW_LOG_INFO)) {
+				session_imsi(s, imsi);
+				tw_logf(&w->log, TW_LOG_INFO, "accept",
+					"method=%s kind=%s imsi=%s client=%s",
+					tw_srv_method_name(s->method),
+					engine_reauth(s) ? "reauth" : "full", imsi, ip_of(r));
+			}
 		}
 		break;
 	case TW_EAP_REJECT:
 		n = reply_reject(r, out, out_len);
 		count(r, TW_C_AUTH_FAIL + s->method);
-		session_imsi(s, imsi);
-		LOGR(r, TW_LOG_INFO, "reject", "method=%s imsi=%s reason=%s client=%s",
-			tw_srv_method_name(s->method), imsi,
-			r->reason != NULL ? r->reason : "eap-failure", ip_of(r));
+		if (tw_log_enabled(TW_LOG_INFO)) {
+			session_imsi(s, imsi);
+			tw_logf(&w->log, TW_LOG_INFO, "reject",
+				"method=%s imsi=%s reason=%s client=%s",
+				tw_srv_method_name(s->method), imsi,
+				r->reason != NULL ? r->reason : "eap-failure", ip_of(r));
+		}
 		break;
 	case TW_EAP_DISCARD:
 		/* RFC 3748 §4.1: not the response we wait for; the session
@@ -560,7 +590,7 @@ static size_t start_session(struct req *r)
 	if (rnd(r->w, token, sizeof(token)) != TW_OK)
 		return reject_no_session(r, "no-random");
 	csi = tw_radius_find(r->p, TW_RADIUS_CALLING_STATION_ID);
-	s = tw_srv_sessions_start(&r->srv->sessions,
+	s = tw_srv_sessions_start(&r->srv->sessions, &r->addr,
 				  csi != NULL ? tw_radius_value(r->p, csi) : NULL,
 				  csi != NULL ? csi->len : 0, token, r->now);
 	tw_wipe(token, sizeof(token));
@@ -574,7 +604,6 @@ static size_t start_session(struct req *r)
 		}
 		return reject_no_session(r, "sessions-full");
 	}
-	s->nas = r->addr;
 	memcpy(s->idpkt, r->w->eap_in, r->eap_len);
 	s->idpkt_len = (uint16_t)r->eap_len;
 	m = choose_method(r->srv, r->ev.data, r->ev.data_len);
@@ -626,24 +655,25 @@ static size_t access_request(struct req *r)
 	st = tw_radius_find(p, TW_RADIUS_STATE);
 	if (st == NULL)
 		return start_session(r);
-	rc = tw_srv_sessions_acquire(&r->srv->sessions, tw_radius_value(p, st), st->len,
-				     r->now, &s);
+	/* a State is good only from the client that got it: from another
+	 * one it is dropped before the session is touched (no busy mark, no
+	 * expiry refresh), see tw_srv_sessions_acquire */
+	rc = tw_srv_sessions_acquire(&r->srv->sessions, &r->addr, tw_radius_value(p, st),
+				     st->len, r->now, &s);
 	if (rc == TW_ERR_STATE) {
 		/* another worker is on this session (the NAS retransmitted
 		 * from another port): let that one answer */
 		count(r, TW_C_DROPPED);
 		return 0;
 	}
-	if (rc != TW_OK)
-		return reject_no_session(r, "unknown-state");
-	if (!tw_srv_addr_eq(&s->nas, &r->addr)) {
-		/* a State is good only from the client that got it */
-		tw_srv_sessions_release(&r->srv->sessions, s, false, r->now);
+	if (rc == TW_ERR_AUTH) {
 		count(r, TW_C_DROPPED);
 		LOGR(r, TW_LOG_WARN, "drop", "reason=state-from-other-client client=%s",
 			ip_of(r));
 		return 0;
 	}
+	if (rc != TW_OK)
+		return reject_no_session(r, "unknown-state");
 	return converse(r, s, false);
 }
 
@@ -697,8 +727,7 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		count(&r, TW_C_REQUESTS);
 	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
 	 * anything else: a request without a valid one leaves no trace */
-	if (tw_radius_verify_request(&w->pkt, r.client->secret, r.client->secret_len) !=
-	    TW_OK) {
+	if (tw_radius_verify_request_ctx(&w->pkt, &r.client->key) != TW_OK) {
 		count(&r, TW_C_BAD_AUTH);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
 			ip_of(&r));
@@ -882,7 +911,11 @@ void *tw_srv_worker_run(void *arg)
 		}
 		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
 			w->last_sweep_ms = now;
-			(void)tw_srv_sessions_expire(&srv->sessions, now);
+			/* in bounded steps: the lock is released between
+			 * them, so other workers are never held up long */
+			while (tw_srv_sessions_expire(&srv->sessions, now, SWEEP_STEP) ==
+			       SWEEP_STEP)
+				;
 		}
 		tw_log_flush(&w->log);
 	}

@@ -9,6 +9,8 @@
  * the builder, fed the decoded attributes, re-creates the packet octet for
  * octet (with the Message-Authenticator recomputed under the fixed secret
  * when it came first, which must then agree with tw_radius_verify_request).
+ * Every _ctx twin (prepared secret) gives the same verdicts and keys as
+ * its plain function.
  *
  * Seeds (tests/fuzz/corpus/radius/) were written with Python hashlib/hmac
  * under the secret and Request Authenticator below: EAP Access-Requests
@@ -34,7 +36,9 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static struct tw_radius_pkt p;
 	static uint8_t eap[TW_RADIUS_EAP_MAX], out[TW_RADIUS_MAX_LEN];
-	uint8_t msk[64];
+	static struct tw_radius_secret ks;
+	static int ks_ready;
+	uint8_t msk[64], msk2[64];
 	size_t n = 0, off = TW_RADIUS_HDR_LEN, eap_len = 0;
 	unsigned n_eap = 0;
 	int e;
@@ -83,14 +87,26 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		abort();
 	}
 
+	if (!ks_ready) {
+		if (tw_radius_secret_init(&ks, secret, sizeof(secret) - 1) != TW_OK)
+			abort();
+		ks_ready = 1;
+	}
 	int vreq = tw_radius_verify_request(&p, secret, sizeof(secret) - 1);
 	if (vreq != TW_OK && vreq != TW_ERR_AUTH)
+		abort();
+	if (tw_radius_verify_request_ctx(&p, &ks) != vreq)
 		abort();
 	e = tw_radius_verify_response(&p, req_auth, secret, sizeof(secret) - 1, false);
 	if (e != TW_OK && e != TW_ERR_AUTH)
 		abort();
+	if (tw_radius_verify_response_ctx(&p, req_auth, &ks, false) != e)
+		abort();
 	e = tw_radius_get_mppe_keys(&p, secret, sizeof(secret) - 1, req_auth, msk);
 	if (e != TW_OK && e != TW_ERR_NOTFOUND && e != TW_ERR_DECODE)
+		abort();
+	if (tw_radius_get_mppe_keys_ctx(&p, &ks, req_auth, msk2) != e ||
+	    (e == TW_OK && memcmp(msk, msk2, 64) != 0))
 		abort();
 
 	/* Rebuild: same header, the attributes in order (the MA recomputed

@@ -563,6 +563,203 @@ static void test_mppe(void)
 /* ---- strict decoding ----------------------------------------------------- */
 
 /* A header with Length = len over a zeroed authenticator. */
+/* ---- prepared secrets (struct tw_radius_secret, the _ctx variants) ------ */
+
+/* Secret lengths around the MD5 block (64: HMAC keys longer than that are
+ * hashed first, RFC 2104 §2; a 64-octet secret fills the MPPE prefix
+ * block exactly) and the bounds of a prepared secret. */
+static size_t ctx_secret_len(int iter)
+{
+	static const size_t fixed[] = { 0, 1, 10, 55, 56, 63, 64, 65, 100, 127, 128 };
+
+	if (iter < (int)(sizeof(fixed) / sizeof(fixed[0])))
+		return fixed[iter];
+	return rnd(TW_RADIUS_SECRET_MAX + 1);
+}
+
+/* A copy of a packet under construction, writing into buf (4096). */
+static void fork_builder(struct tw_radius_builder *dst, uint8_t *buf,
+			 const struct tw_radius_builder *src)
+{
+	*dst = *src;
+	dst->buf = buf;
+	memcpy(buf, src->buf, src->len);
+}
+
+/* Every _ctx function gives the same octets and verdicts as its plain
+ * twin, and both agree with OpenSSL (HMAC(EVP_md5()) for RFC 3579 §3.2,
+ * EVP MD5 for RFC 2865 §3 and RFC 2548 §2.4.2), on random packets. */
+static void test_prepared_secret(void)
+{
+	static const uint8_t codes[] = { TW_RADIUS_ACCESS_ACCEPT, TW_RADIUS_ACCESS_REJECT,
+					 TW_RADIUS_ACCESS_CHALLENGE };
+	static uint8_t a[4096], c[4096], copy[4096], eap[1024];
+	uint8_t secret[TW_RADIUS_SECRET_MAX + 8], req_auth[16], msk[64], got[64], mac[16],
+		ra[16], plain[48], key[32];
+	struct tw_radius_secret ks;
+
+	for (int iter = 0; iter < 200; iter++) {
+		struct tw_radius_builder ba, bc;
+		struct tw_radius_pkt p;
+		size_t sl = ctx_secret_len(iter), la = 0, lc = 0, ma_at = 0;
+		uint8_t code = codes[rnd(3)], id = (uint8_t)rnd(256);
+		uint16_t seed = (uint16_t)tw_test_random_u32();
+		bool with_ma = iter % 5 != 0;
+
+		tw_test_random(secret, sl);
+		tw_test_random(req_auth, 16);
+		tw_test_random(msk, 64);
+		if (!CHECK_OK(tw_radius_secret_init(&ks, sl ? secret : NULL, sl)))
+			continue;
+		CHECK(ks.len == sl && memcmp(ks.secret, secret, sl) == 0);
+
+		/* A response with random attributes, the builder forked: one
+		 * copy finished the plain way, one with the prepared secret. */
+		tw_radius_build_init(&ba, a, 4096, code, id, req_auth, with_ma);
+		rnd_attrs(&ba, eap, with_ma);
+		fork_builder(&bc, c, &ba);
+		if (code == TW_RADIUS_ACCESS_ACCEPT) {
+			tw_radius_add_mppe_keys(&ba, secret, sl, req_auth, msk, seed);
+			tw_radius_add_mppe_keys_ctx(&bc, &ks, req_auth, msk, seed);
+		}
+		if (!CHECK_OK(tw_radius_finish_response(&ba, secret, sl, &la)) ||
+		    !CHECK_OK(tw_radius_finish_response_ctx(&bc, &ks, &lc)))
+			continue;
+		CHECK(la == lc && memcmp(a, c, la) == 0);
+		/* OpenSSL: MA (first attribute) and Response Authenticator */
+		memcpy(copy, c, lc);
+		memcpy(copy + 4, req_auth, 16);
+		if (with_ma) {
+			memset(copy + 22, 0, 16);
+			ossl_hmac_md5(mac, secret, sl, copy, lc);
+			CHECK_MEM(mac, c + 22, 16);
+			memcpy(copy + 22, c + 22, 16);
+		}
+		ossl_md5(ra, copy, lc, secret, sl, NULL, 0);
+		CHECK_MEM(ra, c + 4, 16);
+		if (!CHECK_OK(tw_radius_decode(&p, c, lc)))
+			continue;
+		CHECK_OK(tw_radius_verify_response_ctx(&p, req_auth, &ks, with_ma));
+		if (code == TW_RADIUS_ACCESS_ACCEPT) {
+			/* OpenSSL decrypts the first key (RFC 2548 §2.4.2) */
+			const struct tw_radius_attr *vsa = tw_radius_find(&p, TW_RADIUS_VENDOR_SPECIFIC);
+
+			while (vsa != NULL && !(vsa->len == 56 &&
+						tw_load_be32(tw_radius_value(&p, vsa)) == 311))
+				vsa = vsa + 1 < p.attrs + p.n_attrs ? vsa + 1 : NULL;
+			if (CHECK(vsa != NULL)) {
+				const uint8_t *v = tw_radius_value(&p, vsa);
+
+				ossl_mppe_decrypt(plain, v + 8, 48, secret, sl, req_auth, v + 6);
+				CHECK(plain[0] == 32);
+				CHECK_MEM(plain + 1, v[4] == 17 ? msk : msk + 32, 32);
+				if (CHECK_OK(tw_radius_mppe_decrypt_ctx(v + 6, 50, &ks, req_auth, key)))
+					CHECK_MEM(key, v[4] == 17 ? msk : msk + 32, 32);
+			}
+			if (CHECK_OK(tw_radius_get_mppe_keys_ctx(&p, &ks, req_auth, got)))
+				CHECK_MEM(got, msk, 64);
+		}
+		/* A flipped bit: both verdicts agree (refused unless the bit
+		 * fell where decode already refuses) */
+		{
+			size_t bit = rnd(8 * lc);
+			int e1, e2;
+
+			memcpy(copy, c, lc);
+			copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			if (tw_radius_decode(&p, copy, lc) == TW_OK) {
+				e1 = tw_radius_verify_response(&p, req_auth, secret, sl, false);
+				e2 = tw_radius_verify_response_ctx(&p, req_auth, &ks, false);
+				CHECK(e1 == TW_ERR_AUTH && e2 == TW_ERR_AUTH);
+			}
+		}
+
+		/* A request, finished both ways; verified both ways. */
+		tw_radius_build_init(&ba, a, 4096, TW_RADIUS_ACCESS_REQUEST, id, req_auth, true);
+		rnd_attrs(&ba, eap, true);
+		fork_builder(&bc, c, &ba);
+		if (!CHECK_OK(tw_radius_finish_request(&ba, secret, sl, &la)) ||
+		    !CHECK_OK(tw_radius_finish_request_ctx(&bc, &ks, &lc)))
+			continue;
+		CHECK(la == lc && memcmp(a, c, la) == 0);
+		memcpy(copy, c, lc);
+		memset(copy + 22, 0, 16);
+		ossl_hmac_md5(mac, secret, sl, copy, lc);
+		CHECK_MEM(mac, c + 22, 16);
+		if (!CHECK_OK(tw_radius_decode(&p, c, lc)))
+			continue;
+		CHECK_OK(tw_radius_verify_request_ctx(&p, &ks));
+		CHECK_OK(tw_radius_verify_request(&p, secret, sl));
+		ma_at = 22 + rnd(16);
+		c[ma_at] ^= (uint8_t)(1u << rnd(8));
+		CHECK_ERR(tw_radius_verify_request_ctx(&p, &ks), TW_ERR_AUTH);
+		CHECK_ERR(tw_radius_verify_request(&p, secret, sl), TW_ERR_AUTH);
+		c[ma_at] = a[ma_at];
+		/* the prepared key of another secret */
+		if (sl > 0) {
+			struct tw_radius_secret other;
+
+			secret[rnd(sl)] ^= 0x01;
+			if (CHECK_OK(tw_radius_secret_init(&other, secret, sl)))
+				CHECK_ERR(tw_radius_verify_request_ctx(&p, &other), TW_ERR_AUTH);
+			tw_radius_secret_wipe(&other);
+		}
+		tw_radius_secret_wipe(&ks);
+		CHECK(tw_ct_is_zero(&ks, sizeof(ks)));
+	}
+
+	/* Bounds: longer than a prepared secret holds, NULL with a length.
+	 * The plain functions still take any length (here 200 octets). */
+	tw_test_random(secret, sizeof(secret));
+	memset(&ks, 0xa5, sizeof(ks));
+	CHECK_ERR(tw_radius_secret_init(&ks, secret, TW_RADIUS_SECRET_MAX + 1), TW_ERR_LENGTH);
+	CHECK(tw_ct_is_zero(&ks, sizeof(ks)));
+	CHECK_ERR(tw_radius_secret_init(&ks, NULL, 5), TW_ERR_INVAL);
+	CHECK_ERR(tw_radius_secret_init(NULL, secret, 5), TW_ERR_INVAL);
+	{
+		static uint8_t longsecret[200];
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		size_t l = 0;
+
+		tw_test_random(longsecret, sizeof(longsecret));
+		tw_test_random(req_auth, 16);
+		tw_radius_build_init(&b, a, sizeof(a), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+		tw_radius_add_eap(&b, (const uint8_t *)"\x02\x01\x00\x05\x01", 5);
+		if (CHECK_OK(tw_radius_finish_request(&b, longsecret, sizeof(longsecret), &l))) {
+			memcpy(copy, a, l);
+			memset(copy + 22, 0, 16);
+			ossl_hmac_md5(mac, longsecret, sizeof(longsecret), copy, l);
+			CHECK_MEM(mac, a + 22, 16);
+			if (CHECK_OK(tw_radius_decode(&p, a, l)))
+				CHECK_OK(tw_radius_verify_request(&p, longsecret, sizeof(longsecret)));
+		}
+	}
+	/* NULL prepared secrets are argument errors, never a pass */
+	{
+		struct tw_radius_builder b;
+		struct tw_radius_pkt p;
+		size_t l = 0;
+
+		tw_radius_build_init(&b, a, sizeof(a), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+		CHECK_ERR(tw_radius_finish_request_ctx(&b, NULL, &l), TW_ERR_INVAL);
+		tw_radius_build_init(&b, a, sizeof(a), TW_RADIUS_ACCESS_ACCEPT, 1, req_auth, true);
+		CHECK_ERR(tw_radius_finish_response_ctx(&b, NULL, &l), TW_ERR_INVAL);
+		tw_radius_build_init(&b, a, sizeof(a), TW_RADIUS_ACCESS_ACCEPT, 1, req_auth, true);
+		tw_radius_add_mppe_keys_ctx(&b, NULL, req_auth, msk, 1);
+		CHECK(b.err == TW_ERR_INVAL);
+		tw_radius_build_init(&b, a, sizeof(a), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+		tw_radius_add_eap(&b, (const uint8_t *)"\x02\x01\x00\x05\x01", 5);
+		if (CHECK_OK(tw_radius_finish_request(&b, secret, 10, &l)) &&
+		    CHECK_OK(tw_radius_decode(&p, a, l))) {
+			CHECK_ERR(tw_radius_verify_request_ctx(&p, NULL), TW_ERR_INVAL);
+			CHECK_ERR(tw_radius_verify_response_ctx(&p, req_auth, NULL, false),
+				  TW_ERR_INVAL);
+			CHECK_ERR(tw_radius_get_mppe_keys_ctx(&p, NULL, req_auth, got), TW_ERR_INVAL);
+		}
+	}
+}
+
 static void hdr(uint8_t *buf, uint8_t code, size_t len)
 {
 	memset(buf, 0, 20);
@@ -969,6 +1166,7 @@ void test_main(void)
 	test_random_requests();
 	test_request_bitflips();
 	test_mppe();
+	test_prepared_secret();
 	test_decode_negative();
 	test_verify_request_rules();
 	test_builder_errors();

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tw_test.h"
@@ -64,8 +65,8 @@ static void test_flags(void)
 	CHECK(c.n_methods == 2 && c.methods[0] == TW_SRV_M_SIM &&
 	      c.methods[1] == TW_SRV_M_AKA_PRIME);
 	CHECK(strcmp(c.realm, "example.org") == 0 && strcmp(c.kek_file, "/k") == 0);
-	CHECK(c.clients.n == 1 && c.clients.v[0].secret_len == 10 &&
-	      memcmp(c.clients.v[0].secret, "testing123", 10) == 0);
+	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
+	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
 	tw_srv_config_free(&c);
 
@@ -99,7 +100,7 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --frobnicate", "--frobnicate" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --no-pseudonyms=yes", "--no-pseudonyms" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --realm", "--realm" },
-		{ "--store sqlite:/x --client 127.0.0.1=s extra", "extra" },
+		{ "--store sqlite:/x --client 127.0.0.1=s extra", "unexpected argument 5" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --max-sessions 15", "--max-sessions" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-limit 65535", "--reauth-limit" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --config /nonexistent/f", "--config" },
@@ -163,15 +164,15 @@ static void test_file(void)
 
 		CHECK_OK(tw_srv_addr_parse(&a, &pf, "127.0.0.1"));
 		cl = tw_srv_clients_find(&c.clients, &a);
-		CHECK(cl != NULL && cl->from_cmdline && cl->secret_len == 7 &&
-		      memcmp(cl->secret, "cmdline", 7) == 0);
+		CHECK(cl != NULL && cl->from_cmdline && cl->key.len == 7 &&
+		      memcmp(cl->key.secret, "cmdline", 7) == 0);
 		CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.200.3"));
 		cl = tw_srv_clients_find(&c.clients, &a);
-		CHECK(cl != NULL && cl->secret_len == 18 &&
-		      memcmp(cl->secret, "secret with spaces", 18) == 0);
+		CHECK(cl != NULL && cl->key.len == 18 &&
+		      memcmp(cl->key.secret, "secret with spaces", 18) == 0);
 		CHECK_OK(tw_srv_addr_parse(&a, &pf, "::1"));
 		cl = tw_srv_clients_find(&c.clients, &a);
-		CHECK(cl != NULL && cl->secret_len == 8);
+		CHECK(cl != NULL && cl->key.len == 8);
 	}
 
 	/* SIGHUP: the file's clients re-read, the command line's kept */
@@ -220,6 +221,47 @@ static void test_file(void)
 			tw_note("file case %zu -> '%s'", i, err);
 		tw_srv_config_free(&c);
 	}
+	/* mistakes around a secret never put the secret into the message
+	 * (SIGHUP writes a reload error into the log): a client line
+	 * without '=', the address and secret swapped, a stray word on the
+	 * command line */
+	{
+		static const char *const leaky[] = {
+			"store = /x\nclient 10.0.0.1 Sup3rSecretValue\n",
+			"store = /x\nclient\tSup3rSecretValue\n",
+			"store = /x\nclient = Sup3rSecretValue 10.0.0.1\n",
+			"store = /x\nclient = Sup3rSecretValue/8=x\n",
+		};
+
+		for (size_t i = 0; i < sizeof(leaky) / sizeof(leaky[0]); i++) {
+			p = write_file("bad.conf", leaky[i]);
+			snprintf(args, sizeof(args), "--config %s", p);
+			err[0] = 0;
+			CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL);
+			CHECK(strstr(err, "bad.conf:2") != NULL);
+			if (!CHECK(strstr(err, "Sup3r") == NULL))
+				tw_note("leaky case %zu -> '%s'", i, err);
+			tw_srv_config_free(&c);
+			/* and through a SIGHUP reload */
+			memset(&c, 0, sizeof(c));
+			snprintf(c.config_file, sizeof(c.config_file), "%s", p);
+			err[0] = 0;
+			CHECK_ERR(tw_srv_config_reload_clients(&c, &re, err, sizeof(err)),
+				  TW_ERR_INVAL);
+			CHECK(strstr(err, "Sup3r") == NULL);
+		}
+		err[0] = 0;
+		CHECK_ERR(load(&c, "--store /x --client=10.0.0.1 Sup3rSecretValue", err,
+			       sizeof(err)), TW_ERR_INVAL);
+		CHECK(strstr(err, "Sup3r") == NULL && strstr(err, "unexpected argument") != NULL);
+		tw_srv_config_free(&c);
+		/* an address-looking mistake is still echoed to help */
+		p = write_file("bad.conf", "store = /x\nclient = 10.0.0.300 s\n");
+		snprintf(args, sizeof(args), "--config %s", p);
+		CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL);
+		CHECK(strstr(err, "10.0.0.300") != NULL);
+		tw_srv_config_free(&c);
+	}
 	/* an over-long line */
 	{
 		static char longline[4000];
@@ -231,6 +273,62 @@ static void test_file(void)
 		CHECK_ERR(load(&c, args, err, sizeof(err)), TW_ERR_INVAL);
 		CHECK(strstr(err, "too long") != NULL);
 		tw_srv_config_free(&c);
+	}
+}
+
+/* The first bits of a and b agree (the definition of a prefix match). */
+static bool same_prefix(const uint8_t *a, const uint8_t *b, unsigned bits)
+{
+	for (unsigned i = 0; i < bits; i++)
+		if (((a[i / 8] >> (7 - i % 8)) & 1) != ((b[i / 8] >> (7 - i % 8)) & 1))
+			return false;
+	return true;
+}
+
+/* Prefix matching at every prefix length, IPv4 and IPv6, against the
+ * bit-by-bit definition: one entry, random addresses near it. */
+static void test_client_prefixes(void)
+{
+	for (unsigned fam = 4; fam <= 6; fam += 2) {
+		unsigned max = fam == 4 ? 32 : 128, len = fam == 4 ? 4 : 16;
+
+		for (unsigned pf = 0; pf <= max; pf++) {
+			struct tw_srv_clients t;
+			struct tw_srv_addr net, a;
+			char spec[80], text[64], err[128];
+			unsigned got_pf;
+
+			memset(&t, 0, sizeof(t));
+			memset(&net, 0, sizeof(net));
+			net.family = (uint8_t)fam;
+			tw_test_random(net.a, len);
+			tw_srv_addr_text(&net, text, sizeof(text));
+			snprintf(spec, sizeof(spec), "%s/%u", text, pf);
+			if (!CHECK_OK(tw_srv_clients_add(&t, spec, (const uint8_t *)"s", 1, false, err,
+							 sizeof(err))))
+				continue;
+			for (int k = 0; k < 40; k++) {
+				bool in;
+
+				a = net;
+				/* flip one random bit (inside or outside the prefix) */
+				if (k > 0) {
+					unsigned bit = tw_test_random_u32() % (8 * len);
+
+					a.a[bit / 8] ^= (uint8_t)(0x80 >> (bit % 8));
+				}
+				in = same_prefix(a.a, net.a, pf);
+				if (!CHECK((tw_srv_clients_find(&t, &a) != NULL) == in))
+					tw_note("prefix %s vs %u/%d", spec, pf, k);
+			}
+			/* the other family never matches */
+			memset(&a, 0, sizeof(a));
+			a.family = fam == 4 ? 6 : 4;
+			CHECK(tw_srv_clients_find(&t, &a) == NULL);
+			CHECK_OK(tw_srv_addr_parse(&a, &got_pf, spec));
+			CHECK(got_pf == pf);
+			tw_srv_clients_free(&t);
+		}
 	}
 }
 
@@ -264,18 +362,18 @@ static void test_clients(void)
 
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.2.3"));
 	c = tw_srv_clients_find(&t, &a);
-	CHECK(c != NULL && c->secret_len == 4 && memcmp(c->secret, "host", 4) == 0);
+	CHECK(c != NULL && c->key.len == 4 && memcmp(c->key.secret, "host", 4) == 0);
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.1.2.4"));
 	c = tw_srv_clients_find(&t, &a);
-	CHECK(c != NULL && c->secret_len == 6);
+	CHECK(c != NULL && c->key.len == 6);
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "10.200.0.1"));
 	c = tw_srv_clients_find(&t, &a);
-	CHECK(c != NULL && c->secret_len == 5);
+	CHECK(c != NULL && c->key.len == 5);
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "11.0.0.1"));
 	CHECK(tw_srv_clients_find(&t, &a) == NULL);
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "2001:db8:1::5"));
 	c = tw_srv_clients_find(&t, &a);
-	CHECK(c != NULL && c->secret_len == 3);
+	CHECK(c != NULL && c->key.len == 3);
 	CHECK_OK(tw_srv_addr_parse(&a, &pf, "2001:db9::5"));
 	CHECK(tw_srv_clients_find(&t, &a) == NULL);
 
@@ -287,7 +385,7 @@ static void test_clients(void)
 	CHECK_OK(tw_srv_addr_from_sockaddr(&a, &port, (struct sockaddr *)&s6));
 	CHECK(a.family == 4 && port == 4242);
 	c = tw_srv_clients_find(&t, &a);
-	CHECK(c != NULL && c->secret_len == 4);
+	CHECK(c != NULL && c->key.len == 4);
 	tw_srv_addr_text(&a, text, sizeof(text));
 	CHECK(strcmp(text, "10.1.2.3") == 0);
 	memset(&s4, 0, sizeof(s4));
@@ -436,6 +534,71 @@ static void test_log_quote(void)
 	CHECK(strlen(out) == 7 && out[0] == '"' && out[6] == '"');
 }
 
+/* One log line: "ts=<RFC 3339 UTC with ms>Z level=<l> event=<e> k=v",
+ * whole, newline-terminated; the date agrees with the C library's
+ * gmtime of the same moment; the level filter; a long line truncated to
+ * one line. */
+static void test_log_line(void)
+{
+	char path[256], line[2048];
+	struct tw_log_buf *b = calloc(1, sizeof(*b));
+	FILE *f;
+	time_t t0, t1;
+
+	snprintf(path, sizeof(path), "%s/log.txt", tmpdir);
+	if (!CHECK(b != NULL) || !CHECK_OK(tw_log_open(path))) {
+		free(b);
+		return;
+	}
+	tw_log_set_level(TW_LOG_INFO);
+	t0 = time(NULL);
+	tw_logf(NULL, TW_LOG_INFO, "accept", "method=%s n=%d", "aka-prime", 7);
+	tw_logf(NULL, TW_LOG_DEBUG, "drop", "reason=x");   /* filtered */
+	tw_log_always(b, TW_LOG_DEBUG, "ready", "x=%d", 1); /* buffered */
+	tw_logf(b, TW_LOG_WARN, "store-error", "op=y");
+	{
+		static char big[3000];
+
+		memset(big, 'a', sizeof(big) - 1);
+		tw_logf(b, TW_LOG_ERROR, "internal-error", "v=%s", big);
+	}
+	tw_log_flush(b);
+	t1 = time(NULL);
+	tw_log_close();
+	f = fopen(path, "r");
+	if (!CHECK(f != NULL)) {
+		free(b);
+		return;
+	}
+	for (int i = 0; i < 4; i++) {
+		static const char *const want[] = {
+			" level=info event=accept method=aka-prime n=7\n",
+			" level=debug event=ready x=1\n",
+			" level=warn event=store-error op=y\n",
+			" level=error event=internal-error v=aaaa",
+		};
+		struct tm tm0, tm1;
+		char d0[32], d1[32];
+
+		if (!CHECK(fgets(line, sizeof(line), f) != NULL))
+			break;
+		gmtime_r(&t0, &tm0);
+		gmtime_r(&t1, &tm1);
+		strftime(d0, sizeof(d0), "ts=%Y-%m-%dT%H:%M:%S.", &tm0);
+		strftime(d1, sizeof(d1), "ts=%Y-%m-%dT%H:%M:%S.", &tm1);
+		CHECK(strncmp(line, d0, 23) == 0 || strncmp(line, d1, 23) == 0);
+		CHECK(line[23] >= '0' && line[23] <= '9' && line[24] >= '0' && line[24] <= '9' &&
+		      line[25] >= '0' && line[25] <= '9' && line[26] == 'Z');
+		CHECK(strncmp(line + 27, want[i], strlen(want[i])) == 0);
+		if (i == 3)
+			CHECK(strlen(line) <= 1024 && line[strlen(line) - 1] == '\n');
+	}
+	CHECK(fgets(line, sizeof(line), f) == NULL);
+	fclose(f);
+	unlink(path);
+	free(b);
+}
+
 void test_main(void)
 {
 	if (mkdtemp(tmpdir) == NULL) {
@@ -445,9 +608,11 @@ void test_main(void)
 	test_flags();
 	test_file();
 	test_clients();
+	test_client_prefixes();
 	test_sockaddr();
 	test_metrics();
 	test_log_quote();
+	test_log_line();
 	unlink(write_file("ok.conf", ""));
 	unlink(write_file("bad.conf", ""));
 	rmdir(tmpdir);

@@ -598,6 +598,107 @@ static void test_message_authenticator(void)
 	}
 }
 
+/* RFC 3579 §2.1: a State is answered only to the client it was sent to.
+ * Another client (here 127.0.0.2, inside the same 127.0.0.0/8 client
+ * entry, so its Message-Authenticator is valid) replaying the phone's
+ * answer with that State gets nothing, and does not keep the conversation
+ * alive: once the session timeout has passed since the owner's last
+ * packet, the owner's answer finds no session. */
+static void test_state_binding(void)
+{
+	struct phone *ph = &ph_aka_prime;
+	struct nas n, other;
+	uint8_t out[2048];
+	size_t out_len;
+	uint64_t d0 = ctr(TW_C_DROPPED), v0, t0 = now;
+
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	nas_init(&n, "127.0.0.1", 40050, "02-00-00-00-00-50");
+	nas_init(&other, "127.0.0.2", 40050, "02-00-00-00-00-50");
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(n.state_len == 16);
+	CHECK(peer_input(ph, n.eap, n.eap_len, out, &out_len) == TW_EAP_SEND);
+	v0 = store_vectors();
+	/* the other client, the phone's answer and the State, 50 s later and
+	 * again 59 s later */
+	memcpy(other.state, n.state, n.state_len);
+	other.state_len = n.state_len;
+	now = t0 + 50000;
+	CHECK(nas_send(&other, out, out_len) == 0);
+	now = t0 + 59000;
+	CHECK(nas_send(&other, out, out_len) == 0);
+	CHECK(ctr(TW_C_DROPPED) == d0 + 2);
+	/* the owner, 61 s after its last packet: the conversation expired
+	 * (60 s), whatever the other client sent */
+	now = t0 + 61000;
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_REJECT);
+	CHECK(n.eap_len == 4 && n.eap[0] == TW_EAP_FAILURE);
+	CHECK(store_vectors() == v0);
+
+	/* within the timeout the owner still completes after another client
+	 * presented its State */
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	n.state_len = 0;
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(peer_input(ph, n.eap, n.eap_len, out, &out_len) == TW_EAP_SEND);
+	memcpy(other.state, n.state, n.state_len);
+	CHECK(nas_send(&other, out, out_len) == 0);
+	CHECK(nas_send(&n, out, out_len) > 0);
+	while (n.reply_len > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE &&
+	       peer_input(ph, n.eap, n.eap_len, out, &out_len) == TW_EAP_SEND)
+		nas_send(&n, out, out_len);
+	CHECK(n.rp.code == TW_RADIUS_ACCESS_ACCEPT);
+	now = t0 + 62000;
+}
+
+/* The accept line names the client's address (from a host entry's name,
+ * or formatted for an address inside a network entry) and the IMSI only
+ * masked. */
+static void test_log_lines(void)
+{
+	struct attach_result r;
+	struct nas n;
+	char path[256], line[1024], want[64], err[128];
+	bool host = false, net = false, clear_imsi = false;
+	FILE *f;
+
+	CHECK_OK(tw_srv_clients_add(&clients, "127.0.0.9", (const uint8_t *)secret,
+				    strlen(secret), true, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	if (!CHECK_OK(tw_log_open(path)))
+		return;
+	tw_log_set_level(TW_LOG_INFO);
+	memset(&ph_aka.ids, 0, sizeof(ph_aka.ids));
+	nas_init(&n, "127.0.0.9", 40060, "02-00-00-00-00-60");
+	attach(&ph_aka, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT);
+	memset(&ph_aka.ids, 0, sizeof(ph_aka.ids));
+	nas_init(&n, "127.0.0.3", 40061, "02-00-00-00-00-61");
+	attach(&ph_aka, &n, &r, NULL);
+	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT);
+	tw_log_flush(&w->log);
+	tw_log_set_level(TW_LOG_WARN);
+	tw_log_close();
+	f = fopen(path, "r");
+	if (!CHECK(f != NULL))
+		return;
+	snprintf(want, sizeof(want), "imsi=%.6s", ph_aka.imsi);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, "event=accept") == NULL)
+			continue;
+		CHECK(strstr(line, want) != NULL && strstr(line, "*****") != NULL);
+		clear_imsi |= strstr(line, ph_aka.imsi) != NULL;
+		host |= strstr(line, " client=127.0.0.9\n") != NULL;
+		net |= strstr(line, " client=127.0.0.3\n") != NULL;
+	}
+	fclose(f);
+	CHECK(host && net && !clear_imsi);
+}
+
 static void test_misc_requests(void)
 {
 	struct nas n, other;
@@ -820,6 +921,110 @@ static void test_flood(void)
 	}
 }
 
+/* Hostile but authenticated input: requests signed with the right secret
+ * (so they get past the Message-Authenticator) whose EAP and attributes
+ * are mutated at random: identities, truncated/extended/bit-flipped
+ * challenge answers of live conversations, a State cut or altered, EAP
+ * Length fields that lie. Whatever comes back is a well-formed reply
+ * (Message-Authenticator first, valid), and no session is left behind:
+ * once the session timeout has passed the table is empty (a slot left
+ * busy by some error path would never be freed). */
+static void mutate(uint8_t *b, size_t *len, size_t max)
+{
+	switch (tw_test_random_u32() % 6) {
+	case 0: /* bit flips */
+		for (unsigned k = 1 + tw_test_random_u32() % 4; k > 0 && *len > 0; k--) {
+			size_t i = tw_test_random_u32() % *len;
+
+			b[i] ^= (uint8_t)(1u << (tw_test_random_u32() % 8));
+		}
+		break;
+	case 1: /* truncation, the EAP Length left as it was */
+		if (*len > 0)
+			*len = tw_test_random_u32() % *len;
+		break;
+	case 2: /* random tail */
+		if (*len < max) {
+			size_t add = 1 + tw_test_random_u32() % (max - *len < 64 ? max - *len : 64);
+
+			tw_test_random(b + *len, add);
+			*len += add;
+		}
+		break;
+	case 3: /* an EAP Length that lies */
+		if (*len >= 4)
+			tw_store_be16(b + 2, (uint16_t)tw_test_random_u32());
+		break;
+	case 4: /* another Type / Subtype */
+		if (*len >= 6) {
+			b[4] = (uint8_t)tw_test_random_u32();
+			b[5] = (uint8_t)tw_test_random_u32();
+		}
+		break;
+	default: /* an attribute of the SIM/AKA payload mangled */
+		if (*len > 12) {
+			size_t i = 8 + tw_test_random_u32() % (*len - 8);
+
+			b[i] = (uint8_t)(tw_test_random_u32() % 3 == 0 ? 0 : tw_test_random_u32());
+		}
+		break;
+	}
+}
+
+static void test_robustness(void)
+{
+	static struct phone *phs[3] = { &ph_aka_prime, &ph_aka, &ph_sim };
+	struct tw_srv_sessions_stats st;
+	struct nas n;
+	uint8_t out[2048], eap[2048];
+	size_t out_len, len;
+	unsigned replies = 0;
+
+	for (unsigned i = 0; i < 3000; i++) {
+		struct phone *ph = phs[i % 3];
+
+		nas_init(&n, "127.0.0.1", (uint16_t)(41000 + i % 500),
+			 i % 7 == 0 ? "" : "02-00-00-00-77-77");
+		memset(&ph->ids, 0, sizeof(ph->ids));
+		if (!CHECK_OK(peer_init(ph)))
+			break;
+		out_len = identity_response(ph, out);
+		memcpy(eap, out, out_len);
+		len = out_len;
+		if (i % 2 == 0) {
+			/* a live conversation first, then its next answer mutated */
+			if (nas_send(&n, out, out_len) == 0 || !n.valid ||
+			    n.rp.code != TW_RADIUS_ACCESS_CHALLENGE)
+				continue;
+			if (peer_input(ph, n.eap, n.eap_len, out, &out_len) != TW_EAP_SEND) {
+				/* the phone refused: send the challenge back as garbage */
+				memcpy(out, n.eap, n.eap_len);
+				out_len = n.eap_len;
+			}
+			memcpy(eap, out, out_len);
+			len = out_len;
+			if (i % 10 == 0 && n.state_len > 0)
+				n.state[tw_test_random_u32() % n.state_len] ^= 0x10;
+			if (i % 14 == 0)
+				n.state_len = tw_test_random_u32() % (n.state_len + 1);
+		}
+		mutate(eap, &len, sizeof(eap) - 1);
+		if (len > TW_RADIUS_EAP_MAX - 200)
+			len = TW_RADIUS_EAP_MAX - 200;
+		if (nas_send(&n, eap, len) > 0) {
+			replies++;
+			CHECK(n.valid);
+		}
+	}
+	CHECK(replies > 1000);
+	now += 61000;
+	while (tw_srv_sessions_expire(&srv.sessions, now, 1000) > 0)
+		;
+	tw_srv_sessions_stats(&srv.sessions, &st);
+	if (!CHECK(st.active == 0))
+		tw_note("%llu sessions left after the timeout", (unsigned long long)st.active);
+}
+
 void test_main(void)
 {
 	if (!setup()) {
@@ -831,8 +1036,11 @@ void test_main(void)
 	test_reauth_limit();
 	test_duplicates();
 	test_message_authenticator();
+	test_state_binding();
+	test_log_lines();
 	test_misc_requests();
 	test_nak();
 	test_flood();
+	test_robustness();
 	teardown();
 }

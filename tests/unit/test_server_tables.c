@@ -14,6 +14,8 @@
 #include "../../src/server/srv_hash.h"
 
 static const uint8_t seed[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+/* the client every session of these tests belongs to (RFC 5737 TEST-NET) */
+static const struct tw_srv_addr nas_a = { 4, { 192, 0, 2, 10 } };
 
 /* SipHash paper (Aumasson, Bernstein 2012) Appendix A: key 00..0f,
  * message 00..0e (15 octets) -> 0xa129ca6149be45e5; the reference
@@ -47,7 +49,7 @@ static struct tw_srv_session *start(struct tw_srv_sessions *t, const char *stati
 	uint8_t tok[TW_SRV_TOKEN_LEN];
 
 	token(tok, n);
-	return tw_srv_sessions_start(t, (const uint8_t *)station,
+	return tw_srv_sessions_start(t, &nas_a, (const uint8_t *)station,
 				     station ? strlen(station) : 0, tok, now);
 }
 
@@ -66,27 +68,27 @@ static void test_sessions_basic(void)
 		return;
 	tw_srv_session_state(&t, s, state);
 	/* busy until released: a second packet of it is refused */
-	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 1001, &got), TW_ERR_STATE);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1001, &got), TW_ERR_STATE);
 	tw_srv_sessions_release(&t, s, false, 1002);
-	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 1003, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1003, &got));
 	CHECK(got == s);
 	tw_srv_sessions_release(&t, got, false, 1004);
 
 	/* a forged token, a wrong length, an index out of range: nothing */
 	memcpy(bad, state, 16);
 	bad[15] ^= 1;
-	CHECK_ERR(tw_srv_sessions_acquire(&t, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
 	CHECK(got == NULL);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 15, 1005, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 15, 1005, &got), TW_ERR_NOTFOUND);
 	memcpy(bad, state, 16);
 	bad[0] ^= 0x80;
-	CHECK_ERR(tw_srv_sessions_acquire(&t, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, bad, 16, 1005, &got), TW_ERR_NOTFOUND);
 
 	/* ended: its State finds nothing, and the engine area is wiped */
-	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 1006, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1006, &got));
 	memset(&got->eng, 0xa5, sizeof(got->eng));
 	tw_srv_sessions_release(&t, got, true, 1007);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 1008, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1008, &got), TW_ERR_NOTFOUND);
 	CHECK(tw_ct_is_zero(&s->eng, sizeof(s->eng)));
 	tw_srv_sessions_stats(&t, &st);
 	CHECK(st.active == 0 && st.max == 16);
@@ -95,11 +97,11 @@ static void test_sessions_basic(void)
 	s = start(&t, NULL, 2, 10000);
 	tw_srv_session_state(&t, s, state);
 	tw_srv_sessions_release(&t, s, false, 10000);
-	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 69000, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 69000, &got));
 	tw_srv_sessions_release(&t, got, false, 69000);
-	CHECK_OK(tw_srv_sessions_acquire(&t, state, 16, 128999, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 128999, &got));
 	tw_srv_sessions_release(&t, got, false, 128999);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, state, 16, 188999, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 188999, &got), TW_ERR_NOTFOUND);
 	tw_srv_sessions_stats(&t, &st);
 	CHECK(st.expired == 1 && st.active == 0);
 
@@ -108,9 +110,9 @@ static void test_sessions_basic(void)
 	tw_srv_sessions_release(&t, s, false, 200000);
 	s = start(&t, NULL, 4, 250000);
 	tw_srv_sessions_release(&t, s, false, 250000);
-	CHECK(tw_srv_sessions_expire(&t, 259999) == 0);
-	CHECK(tw_srv_sessions_expire(&t, 260000) == 1);
-	CHECK(tw_srv_sessions_expire(&t, 400000) == 1);
+	CHECK(tw_srv_sessions_expire(&t, 259999, 100) == 0);
+	CHECK(tw_srv_sessions_expire(&t, 260000, 100) == 1);
+	CHECK(tw_srv_sessions_expire(&t, 400000, 100) == 1);
 	tw_srv_sessions_stats(&t, &st);
 	CHECK(st.active == 0 && st.expired == 3);
 	tw_srv_sessions_free(&t);
@@ -136,18 +138,18 @@ static void test_sessions_station(void)
 	c = start(&t, "02-00-00-00-00-01", 3, 1002);
 	tw_srv_session_state(&t, c, sc);
 	tw_srv_sessions_release(&t, c, false, 1002);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, sa, 16, 1003, &got), TW_ERR_NOTFOUND);
-	CHECK_OK(tw_srv_sessions_acquire(&t, sb, 16, 1003, &got));
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, sa, 16, 1003, &got), TW_ERR_NOTFOUND);
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sb, 16, 1003, &got));
 	tw_srv_sessions_release(&t, got, false, 1003);
-	CHECK_OK(tw_srv_sessions_acquire(&t, sc, 16, 1003, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sc, 16, 1003, &got));
 	/* replaced while a worker holds it: freed when that worker releases */
 	a = start(&t, "02-00-00-00-00-01", 4, 1004);
 	tw_srv_session_state(&t, a, sa);
 	CHECK(a != got);
 	tw_srv_sessions_release(&t, got, false, 1005);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, sc, 16, 1006, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, sc, 16, 1006, &got), TW_ERR_NOTFOUND);
 	tw_srv_sessions_release(&t, a, false, 1006);
-	CHECK_OK(tw_srv_sessions_acquire(&t, sa, 16, 1007, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sa, 16, 1007, &got));
 	tw_srv_sessions_release(&t, got, true, 1007);
 	tw_srv_sessions_stats(&t, &st);
 	CHECK(st.replaced == 2 && st.active == 1);
@@ -162,7 +164,7 @@ static void test_sessions_station(void)
 	longid[150] = 'y';
 	b = start(&t, longid, 6, 2001);
 	tw_srv_sessions_release(&t, b, false, 2001);
-	CHECK_OK(tw_srv_sessions_acquire(&t, sa, 16, 2002, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sa, 16, 2002, &got));
 	tw_srv_sessions_release(&t, got, false, 2002);
 	tw_srv_sessions_free(&t);
 }
@@ -183,7 +185,7 @@ static void test_sessions_flood(void)
 	legit = start(&t, "phone", 1, 1000);
 	tw_srv_session_state(&t, legit, sl);
 	tw_srv_sessions_release(&t, legit, false, 1000);
-	CHECK_OK(tw_srv_sessions_acquire(&t, sl, 16, 1001, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sl, 16, 1001, &got));
 	got->established = true;
 	tw_srv_sessions_release(&t, got, false, 1001);
 
@@ -203,9 +205,9 @@ static void test_sessions_flood(void)
 	CHECK(st.active == 16);
 	CHECK(st.evicted == 1000 - 15);
 	/* the phone's conversation is still there; the oldest flood is not */
-	CHECK_OK(tw_srv_sessions_acquire(&t, sl, 16, 1100, &got));
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, sl, 16, 1100, &got));
 	tw_srv_sessions_release(&t, got, true, 1100);
-	CHECK_ERR(tw_srv_sessions_acquire(&t, first_flood, 16, 1100, &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, first_flood, 16, 1100, &got), TW_ERR_NOTFOUND);
 
 	/* every slot established: a new start is refused (counted), until
 	 * they expire */
@@ -231,6 +233,127 @@ static void test_sessions_flood(void)
 	for (unsigned i = 0; i < 16; i++)
 		CHECK(start(&t, NULL, i, 7000) != NULL); /* all held busy */
 	CHECK(start(&t, NULL, 99, 7001) == NULL);
+	tw_srv_sessions_free(&t);
+}
+
+/* RFC 3579 §2.1: the State goes to one NAS and comes back from it. From
+ * another client it finds nothing to act on: the session is not held
+ * busy (the owner's next packet is not turned away), its expiry is not
+ * refreshed (another client cannot keep it alive) and its eviction order
+ * is unchanged. */
+static void test_sessions_client_binding(void)
+{
+	static struct tw_srv_sessions t;
+	static const struct tw_srv_addr nas_b = { 4, { 192, 0, 2, 11 } };
+	static const struct tw_srv_addr nas_v6 = { 6, { 0x20, 0x01, 0x0d, 0xb8, [15] = 10 } };
+	struct tw_srv_sessions_stats st;
+	struct tw_srv_session *s, *got;
+	uint8_t state[16];
+
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	s = start(&t, "02-00-00-00-00-01", 1, 1000);
+	if (!CHECK(s != NULL))
+		return;
+	CHECK(tw_srv_addr_eq(&s->nas, &nas_a));
+	tw_srv_session_state(&t, s, state);
+	tw_srv_sessions_release(&t, s, false, 1000);
+
+	/* another client, a v6 client with the same low octets: refused,
+	 * nothing handed out */
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_b, state, 16, 1001, &got), TW_ERR_AUTH);
+	CHECK(got == NULL);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_v6, state, 16, 1001, &got), TW_ERR_AUTH);
+	/* not left busy: the owner goes on at once */
+	CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1002, &got));
+	CHECK(got == s);
+	tw_srv_sessions_release(&t, got, false, 1002);
+	/* another client presenting it just before expiry does not keep it
+	 * alive: 60 s after the owner's last packet it is gone */
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_b, state, 16, 61000, &got), TW_ERR_AUTH);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 62002, &got), TW_ERR_NOTFOUND);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 0 && st.expired == 1);
+	tw_srv_sessions_free(&t);
+
+	/* one conversation per station OF A CLIENT: the same
+	 * Calling-Station-Id through another client starts a second one and
+	 * ends nothing; through the first client again it replaces only
+	 * that client's */
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	{
+		uint8_t tok[TW_SRV_TOKEN_LEN], sb[16];
+		struct tw_srv_session *sa2;
+
+		s = start(&t, "02-00-00-00-00-07", 1, 1000);
+		tw_srv_session_state(&t, s, state);
+		tw_srv_sessions_release(&t, s, false, 1000);
+		token(tok, 2);
+		s = tw_srv_sessions_start(&t, &nas_b, (const uint8_t *)"02-00-00-00-00-07", 17,
+					  tok, 1001);
+		if (CHECK(s != NULL)) {
+			tw_srv_session_state(&t, s, sb);
+			tw_srv_sessions_release(&t, s, false, 1001);
+		}
+		CHECK_OK(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1002, &got));
+		tw_srv_sessions_release(&t, got, false, 1002);
+		tw_srv_sessions_stats(&t, &st);
+		CHECK(st.active == 2 && st.replaced == 0);
+		sa2 = start(&t, "02-00-00-00-00-07", 3, 1003);
+		if (CHECK(sa2 != NULL))
+			tw_srv_sessions_release(&t, sa2, false, 1003);
+		CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 1004, &got),
+			  TW_ERR_NOTFOUND);
+		CHECK_OK(tw_srv_sessions_acquire(&t, &nas_b, sb, 16, 1004, &got));
+		tw_srv_sessions_release(&t, got, false, 1004);
+		tw_srv_sessions_stats(&t, &st);
+		CHECK(st.active == 2 && st.replaced == 1);
+	}
+	tw_srv_sessions_free(&t);
+
+	/* eviction order untouched: the oldest half-open session stays the
+	 * first to go however often another client presents its State */
+	CHECK_OK(tw_srv_sessions_init(&t, 16, 60, seed));
+	for (unsigned i = 0; i < 16; i++) {
+		s = start(&t, NULL, i, 2000 + i);
+		if (i == 0)
+			tw_srv_session_state(&t, s, state);
+		tw_srv_sessions_release(&t, s, false, 2000 + i);
+	}
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_b, state, 16, 2100, &got), TW_ERR_AUTH);
+	s = start(&t, NULL, 99, 2101);
+	CHECK(s != NULL);
+	if (s != NULL)
+		tw_srv_sessions_release(&t, s, true, 2101);
+	CHECK_ERR(tw_srv_sessions_acquire(&t, &nas_a, state, 16, 2102, &got), TW_ERR_NOTFOUND);
+	tw_srv_sessions_free(&t);
+}
+
+/* The sweep frees at most max sessions per call (one bounded lock hold). */
+static void test_sessions_sweep_bounded(void)
+{
+	static struct tw_srv_sessions t;
+	struct tw_srv_sessions_stats st;
+	unsigned n, total = 0;
+
+	CHECK_OK(tw_srv_sessions_init(&t, 128, 60, seed));
+	for (unsigned i = 0; i < 100; i++) {
+		struct tw_srv_session *s = start(&t, NULL, i, 1000);
+
+		if (s != NULL)
+			tw_srv_sessions_release(&t, s, false, 1000);
+	}
+	CHECK(tw_srv_sessions_expire(&t, 60999, 16) == 0); /* none due yet */
+	CHECK(tw_srv_sessions_expire(&t, 61000, 16) == 16);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 84 && st.expired == 16);
+	total = 16;
+	while ((n = tw_srv_sessions_expire(&t, 61000, 16)) > 0) {
+		CHECK(n <= 16);
+		total += n;
+	}
+	CHECK(total == 100);
+	tw_srv_sessions_stats(&t, &st);
+	CHECK(st.active == 0 && st.expired == 100);
 	tw_srv_sessions_free(&t);
 }
 
@@ -350,5 +473,7 @@ void test_main(void)
 	test_sessions_basic();
 	test_sessions_station();
 	test_sessions_flood();
+	test_sessions_client_binding();
+	test_sessions_sweep_bounded();
 	test_dup();
 }

@@ -42,7 +42,7 @@ enum {
 	IDS_PER_SLOT = 4,     /* 256 / SLOTS_PER_SOCK: Identifiers a slot cycles */
 	LOAD_BATCH = 64,      /* datagrams per recvmmsg/sendmmsg */
 	LOAD_MAX_TRIES = 4,   /* first send + 3 retransmissions */
-	LOAD_SECRET_MAX = 128,
+	LOAD_SECRET_MAX = TW_RADIUS_SECRET_MAX,
 	LOAD_REALM_MAX = 200,
 	LOAD_MAX_THREADS = 64,
 	LOAD_MAX_CONCURRENCY = 1 << 16,
@@ -111,8 +111,8 @@ struct load_cfg {
 	enum load_method method;
 	struct sockaddr_storage server;
 	socklen_t server_len;
-	uint8_t secret[LOAD_SECRET_MAX];
-	size_t secret_len;
+	struct tw_radius_secret key;     /* --secret, prepared once (its
+					  * HMAC-MD5 key blocks, RFC 2104 §4) */
 	char realm[LOAD_REALM_MAX + 1];
 	size_t realm_len;
 	const uint8_t *network_name;     /* NULL: accept any AT_KDF_INPUT */

@@ -257,8 +257,8 @@ int main(int argc, char **argv)
 			size_t l = strlen(a);
 			if (l == 0 || l > LOAD_SECRET_MAX)
 				return bad(o, "1..128 characters");
-			memcpy(cfg.secret, a, l);
-			cfg.secret_len = l;
+			if (tw_radius_secret_init(&cfg.key, (const uint8_t *)a, l) != TW_OK)
+				return bad(o, "1..128 characters");
 			have_secret = true;
 		} else if (strcmp(o, "--method") == 0) {
 			if (strcmp(a, "aka-prime") == 0 || strcmp(a, "aka'") == 0)
@@ -457,6 +457,7 @@ out:
 		tw_wipe(cfg.phones, cfg.n_phones * sizeof(*cfg.phones));
 		free(cfg.phones);
 	}
+	tw_radius_secret_wipe(&cfg.key);
 	free(w);
 	free(tids);
 	free(share);

@@ -251,7 +251,7 @@ static int send_eap(struct wstate *ws, struct slot *s, const uint8_t *eap, size_
 	if (s->state_len)
 		tw_radius_add(&b, TW_RADIUS_STATE, s->state, s->state_len);
 	tw_radius_add_eap(&b, eap, len);
-	if (tw_radius_finish_request(&b, cfg->secret, cfg->secret_len, &s->req_len) != TW_OK)
+	if (tw_radius_finish_request_ctx(&b, &cfg->key, &s->req_len) != TW_OK)
 		return -1;
 	s->tries = 1;
 	s->waiting = true;
@@ -432,8 +432,7 @@ static int on_accept(struct wstate *ws, struct slot *s, size_t eap_len)
 		goto out;
 	}
 	cause = CAUSE_MPPE;
-	if (tw_radius_get_mppe_keys(&ws->pkt, cfg->secret, cfg->secret_len, s->req_auth,
-				    msk) != TW_OK ||
+	if (tw_radius_get_mppe_keys_ctx(&ws->pkt, &cfg->key, s->req_auth, msk) != TW_OK ||
 	    !tw_ct_eq(msk, k.msk, sizeof(msk)))
 		goto out;
 	cause = -1;
@@ -471,8 +470,7 @@ static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_
 		return;
 	}
 	/* RFC 2865 §3 Response Authenticator, RFC 3579 §3.2 MA required */
-	if (tw_radius_verify_response(p, s->req_auth, cfg->secret, cfg->secret_len, true) !=
-	    TW_OK) {
+	if (tw_radius_verify_response_ctx(p, s->req_auth, &cfg->key, true) != TW_OK) {
 		finish(ws, s, CAUSE_BAD_AUTH, now);
 		return;
 	}
