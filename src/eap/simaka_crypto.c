@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "../crypto/sha_internal.h"
 #include "twag/aes.h"
 #include "twag/bytes.h"
 #include "twag/eap.h"
@@ -50,7 +51,7 @@ int tw_simaka_mac_compute(struct tw_simaka_mac_ctx *ctx, uint8_t mac[static 16],
 			  const uint8_t *extra, size_t extra_len)
 {
 	static const uint8_t zero[TW_SIMAKA_MAC_LEN];
-	uint8_t full[32];
+	uint8_t full[32], blk[5 * 64];
 	int err = TW_OK;
 
 	if (ctx == NULL || pkt == NULL || (extra == NULL && extra_len != 0))
@@ -73,6 +74,22 @@ int tw_simaka_mac_compute(struct tw_simaka_mac_ctx *ctx, uint8_t mac[static 16],
 		tw_hmac_sha1_final(&ctx->h.sha1, full);
 		break;
 	case TW_EAP_TYPE_AKA_PRIME:
+		if (pkt_len + extra_len + 9 <= sizeof(blk)) {
+			/* the usual case in one pass: the message laid out
+			 * once with its padding (the key block counted in the
+			 * bit length), then the keyed states; no buffering */
+			memcpy(blk, pkt, pkt_len);
+			memset(blk + mac_val_off, 0, TW_SIMAKA_MAC_LEN);
+			if (extra_len != 0)
+				memcpy(blk + pkt_len, extra, extra_len);
+			size_t n = tw_sha256_pad_after_key(blk, pkt_len + extra_len,
+							   sizeof(blk));
+			tw_hmac_sha256_padded(&ctx->h.sha256, blk, n, full);
+			/* the packet is public; extra (NONCE_S) was encrypted */
+			if (extra_len != 0)
+				tw_wipe(blk + pkt_len, extra_len);
+			break;
+		}
 		tw_hmac_sha256_update(&ctx->h.sha256, pkt, mac_val_off);
 		tw_hmac_sha256_update(&ctx->h.sha256, zero, sizeof(zero));
 		tw_hmac_sha256_update(&ctx->h.sha256, pkt + tail, pkt_len - tail);
