@@ -26,8 +26,10 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 		"(the \`make bench\` default), wall time ${secs} s."
 	echo "Commit, machine and CPU paths are on the first line of the table below."
 	echo "Machine load (1/5/15-min load average) before the run: ${load_before};" \
-		"after: ${load_after}. ops/CPU-s (and the ratios, which use it) stay"
-	echo "honest under load; ops/s and latencies do not."
+		"after: ${load_after}. ops/CPU-s stays honest under load; ops/s and"
+	echo "latencies do not. The twag / ref column is measured apart from the rows:"
+	echo "ours and the reference alternate in short slices in one thread (median"
+	echo "ratio of the pairs), so clock drift between rows does not enter it."
 	echo "Column meanings and method: [README.md](README.md)." \
 		"Charts: [results.svg](results.svg) (and results-dataplane.svg when data-plane rows ran)."
 	echo
