@@ -20,6 +20,11 @@
  * never an SQN issued twice, even after kill -9 at any point. A clean close
  * writes back the exact SEQ_HE. If the mark cannot be made durable (store
  * read-only, disk full, locked), no vector is issued: TW_ERR_IO.
+ * Reserve-ahead: once a loaded subscriber has used 3/4 of its block, the
+ * write-behind thread raises the mark by the next block in the background,
+ * so the vector path normally never waits for that fsync; when it has
+ * not landed in time the vector path reserves synchronously as before (a
+ * SEQ above the durable mark is never issued).
  *
  * Thread safety: after open, every function may be called from several
  * threads at once (per-subscriber locking; one writer connection).
@@ -63,6 +68,9 @@ struct tw_store_opts {
 				   * TW_ERR_IO (0: 200 ms; the CLI uses more) */
 	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 65536) */
 	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
+	/* AUTS that do not move SEQ_HE (bad MAC-S, or a valid but stale or
+	 * replayed one) per resync_window s, a budget of their own (0: 10) */
+	unsigned resync_bad_max;
 };
 
 /*
@@ -154,7 +162,11 @@ TW_MUST_CHECK int tw_store_aka_vector(struct tw_store *st, const char *imsi,
  * AUTS resynchronisation (TS 33.102 §6.3.5, C.3) for the challenge with
  * RAND rand_: MAC-S verified (constant time), then SEQ_HE = max(SEQ_HE,
  * SEQ_MS) made durable (never backwards: no SQN is issued twice).
- * Rate-limited per subscriber (resync_max per resync_window s): beyond,
+ * Rate-limited per subscriber, with two budgets per resync_window s so
+ * that someone who only claims the IMSI cannot use up the genuine one:
+ * resync_max resyncs that verified and moved SEQ_HE; resync_bad_max
+ * attempts that did not (bad MAC-S; a verified AUTS whose SEQ_MS is not
+ * ahead, e.g. a replay: TW_OK, nothing changes). Beyond either budget,
  * TW_ERR_RANGE and nothing changes. Returns TW_OK, TW_ERR_AUTH (bad MAC-S,
  * SQN untouched), TW_ERR_RANGE, TW_ERR_NOTFOUND, TW_ERR_IO.
  */
@@ -172,15 +184,16 @@ TW_MUST_CHECK int tw_store_sim_triplets(struct tw_store *st, const char *imsi,
  * The identity-privacy callbacks of the EAP engines (eap_method.h) over
  * this store: pseudonyms and re-auth state in a bounded in-memory table,
  * written behind to SQLite (re-auth keys wrapped under the KEK) and looked
- * up there on a miss; random from getrandom(2), buffered per thread. Valid
- * until close.
+ * up there on a miss; random from getrandom(2), buffered per thread. Per
+ * IMSI the newest two pseudonyms and the newest two re-auth ids are kept
+ * (older ones go with the write-behind round after). Valid until close.
  */
 const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st);
 
 /* Counters for metrics. */
 struct tw_store_stats {
 	uint64_t vectors, triplets, resyncs, resyncs_refused, resyncs_bad_mac;
-	uint64_t reservations;          /* durable high-water writes */
+	uint64_t reservations;          /* durable high-water writes (both below) */
 	uint64_t io_errors;
 	uint64_t latency_ns_sum, latency_count; /* store calls on the auth path */
 	uint64_t loaded;                /* subscribers in memory */
@@ -193,6 +206,13 @@ struct tw_store_stats {
 	uint64_t ident_yields;          /* rounds split to let an SQN reservation in */
 	uint64_t ident_full;            /* stores that found the table full and
 					 * waited for a round (should stay 0) */
+	/* added: reserve-ahead and the resync budgets */
+	uint64_t reservations_sync;     /* made on the vector path (waited for) */
+	uint64_t reservations_ahead;    /* made by the write-behind thread */
+	uint64_t reservations_waited;   /* vectors that waited for one of those
+					 * already under way (instead of making
+					 * their own and skipping its block) */
+	uint64_t resyncs_stale;         /* verified AUTS that moved nothing (in resyncs) */
 };
 void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *out);
 

@@ -28,7 +28,12 @@
  * below); they are unwrapped per lookup into the caller's struct.
  *
  * Pseudonyms are one-time (§4.1.1.7): the newest two per IMSI are kept (the
- * peer may not have received the newest one), older ones are pruned.
+ * peer may not have received the newest one), older ones are pruned. So
+ * are re-auth ids (RFC 4187 §5.4: the peer uses the last next_reauth_id
+ * it received; the one before covers a lost message): every full
+ * authentication stores a fresh one, and without pruning an IMSI would
+ * collect one row per attach for the whole TTL. Their rows carry the IMSI
+ * in the clear beside the wrapped state (schema 2), as pseudonym rows do.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -406,7 +411,8 @@ static int row_get(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t
 			}
 		} else if (sqlite3_column_bytes(q, 0) == STORE_REAUTH_WRAP_LEN &&
 			   sqlite3_column_blob(q, 0) != NULL) {
-			memcpy(row->v.wrapped, sqlite3_column_blob(q, 0), STORE_REAUTH_WRAP_LEN);
+			memcpy(row->v.r.wrapped, sqlite3_column_blob(q, 0),
+			       STORE_REAUTH_WRAP_LEN);
 			row->kind = kind;
 		}
 		rc = TW_OK;
@@ -500,7 +506,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 			const struct tw_eap_reauth_state *s)
 {
 	struct tw_store *st = arg;
-	uint8_t plain[STORE_REAUTH_SER_LEN], wrapped[STORE_REAUTH_WRAP_LEN];
+	uint8_t plain[STORE_REAUTH_SER_LEN];
+	union ident_val v;
 	char imsi[TW_IMSI_MAX_LEN + 1];
 	size_t wlen = 0;
 	int64_t gen;
@@ -519,13 +526,17 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return rc;
 	ser(s, gen, plain);
 	/* RFC 5649 §4.1: wrapped at once; the plain form lives only here */
-	rc = tw_keywrap_wrap_pad_ctx(&st->kek, wrapped, sizeof(wrapped), &wlen, plain,
+	memset(&v, 0, sizeof(v));
+	rc = tw_keywrap_wrap_pad_ctx(&st->kek, v.r.wrapped, sizeof(v.r.wrapped), &wlen, plain,
 				     sizeof(plain));
-	if (rc == TW_OK && wlen != sizeof(wrapped))
+	if (rc == TW_OK && wlen != sizeof(v.r.wrapped))
 		rc = TW_ERR_CRYPTO;
+	memcpy(v.r.imsi, s->imsi, s->imsi_len);
+	v.r.imsi_len = (uint8_t)s->imsi_len;
 	if (rc == TW_OK)
-		rc = put(st, IDENT_REAUTH, id, len, false, wrapped, sizeof(wrapped));
+		rc = put(st, IDENT_REAUTH, id, len, false, &v, sizeof(v));
 	tw_wipe(plain, sizeof(plain));
+	tw_wipe(&v, sizeof(v));
 	return rc;
 }
 
@@ -566,7 +577,7 @@ static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
 			(void)reauth_remove(st, id, len);
 		goto out;
 	}
-	rc = tw_keywrap_unwrap_pad_ctx(&st->kek, plain, sizeof(plain), &plen, e.v.wrapped,
+	rc = tw_keywrap_unwrap_pad_ctx(&st->kek, plain, sizeof(plain), &plen, e.v.r.wrapped,
 				       STORE_REAUTH_WRAP_LEN);
 	if (rc == TW_OK && plen != STORE_REAUTH_SER_LEN)
 		rc = TW_ERR_DECODE;
@@ -644,9 +655,10 @@ static int random_cb(void *arg, uint8_t *out, size_t len)
 
 /* ---- write-behind (flush_lock held) ----------------------------------------- */
 
-/* Remembers an id a pseudonym write deletes (grown with realloc: the
- * write-behind thread, or a caller whose table is full anyway). */
-static void pruned_add(struct ident_table *t, const void *id, size_t n)
+/* Remembers an id a pseudonym or re-auth write deletes (grown with
+ * realloc: the write-behind thread, or a caller whose table is full
+ * anyway). */
+static void pruned_add(struct ident_table *t, uint8_t kind, const void *id, size_t n)
 {
 	if (t->npruned == t->pruned_cap) {
 		size_t nc = t->pruned_cap ? 2 * t->pruned_cap : 64;
@@ -657,8 +669,9 @@ static void pruned_add(struct ident_table *t, const void *id, size_t n)
 		t->pruned = p;
 		t->pruned_cap = nc;
 	}
-	t->pruned[t->npruned][0] = (uint8_t)n;
-	memcpy(&t->pruned[t->npruned][1], id, n);
+	t->pruned[t->npruned][0] = kind;
+	t->pruned[t->npruned][1] = (uint8_t)n;
+	memcpy(&t->pruned[t->npruned][2], id, n);
 	t->npruned++;
 }
 
@@ -691,7 +704,7 @@ static int pseudonym_write(struct tw_store *st, const struct ident_ent *e)
 			continue;
 		rowid[nold++] = sqlite3_column_int64(q, 0);
 		if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
-			pruned_add(t, b, n);
+			pruned_add(t, IDENT_PSEUDONYM, b, n);
 	}
 	sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
@@ -717,6 +730,59 @@ static int pseudonym_write(struct tw_store *st, const struct ident_ent *e)
 	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
 }
 
+/*
+ * A re-auth row (INSERT OR REPLACE: the same id stored again replaces its
+ * row), then the IMSI's rows beyond the newest STORE_REAUTH_KEPT (by
+ * creation) are deleted along the (imsi, created) index; the ids that go
+ * are dropped from memory after the commit. Rows of a version 1 file have
+ * no IMSI: they are never pruned, only expired. An entry without an IMSI
+ * (none stored) prunes nothing.
+ */
+static int reauth_write(struct tw_store *st, const struct ident_ent *e)
+{
+	struct ident_table *t = tab(st);
+	sqlite3_stmt *q = st->id_q.r_put;
+	sqlite3_int64 rowid[16];
+	size_t nold = 0, nseen = 0;
+	int rc;
+
+	sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
+	sqlite3_bind_blob(q, 2, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 3, e->created);
+	if (e->v.r.imsi_len != 0)
+		sqlite3_bind_text(q, 4, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(q, 4);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE || e->v.r.imsi_len == 0)
+		return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	q = st->id_q.r_rows;
+	sqlite3_bind_text(q, 1, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		size_t n = (size_t)sqlite3_column_bytes(q, 1);
+		const void *b = sqlite3_column_blob(q, 1);
+
+		/* newest first: the first STORE_REAUTH_KEPT stay; beyond the
+		 * array, the next store of this IMSI deletes more */
+		if (nseen++ < STORE_REAUTH_KEPT || nold == sizeof(rowid) / sizeof(rowid[0]))
+			continue;
+		rowid[nold++] = sqlite3_column_int64(q, 0);
+		if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
+			pruned_add(t, IDENT_REAUTH, b, n);
+	}
+	sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_err(rc);
+	rc = SQLITE_DONE;
+	for (size_t j = 0; rc == SQLITE_DONE && j < nold; j++) {
+		sqlite3_bind_int64(st->id_q.r_delr, 1, rowid[j]);
+		rc = sqlite3_step(st->id_q.r_delr);
+		sqlite3_reset(st->id_q.r_delr);
+	}
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
 /* One entry of the batch into the open transaction. Every parameter is
  * bound on every use, so the bindings are not cleared. */
 static int write_ent(struct tw_store *st, const struct ident_ent *e)
@@ -724,17 +790,10 @@ static int write_ent(struct tw_store *st, const struct ident_ent *e)
 	sqlite3_stmt *q;
 	int rc;
 
-	if (!e->tomb && e->kind == IDENT_PSEUDONYM)
-		return pseudonym_write(st, e);
-	if (e->tomb) {
-		q = e->kind == IDENT_PSEUDONYM ? st->id_q.p_del : st->id_q.r_del;
-		sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-	} else {
-		q = st->id_q.r_put;
-		sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-		sqlite3_bind_blob(q, 2, e->v.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
-		sqlite3_bind_int64(q, 3, e->created);
-	}
+	if (!e->tomb)
+		return e->kind == IDENT_PSEUDONYM ? pseudonym_write(st, e) : reauth_write(st, e);
+	q = e->kind == IDENT_PSEUDONYM ? st->id_q.p_del : st->id_q.r_del;
+	sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
 	rc = sqlite3_step(q);
 	sqlite3_reset(q);
 	rc = rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
@@ -765,7 +824,7 @@ static void max_store(_Atomic uint64_t *m, uint64_t v)
 }
 
 /* The entries of the batch before stop are in the database (stop -1:
- * all, and every batch up to upto): clean; then the pseudonyms pruned with
+ * all, and every batch up to upto): clean; then the ids pruned with
  * them leave memory. The table lock is taken for O(1) work or for a chunk
  * of IDENT_CHUNK entries at a time, so a store never waits long for it. */
 enum { IDENT_CHUNK = 64 };
@@ -797,14 +856,14 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 		size_t m = t->npruned - j < IDENT_CHUNK ? t->npruned - j : IDENT_CHUNK;
 
 		for (size_t k = 0; k < m; k++) {
-			const uint8_t *id = &t->pruned[j + k][1];
+			const uint8_t *p = t->pruned[j + k];
 
-			h[k] = hash_of(st, IDENT_PSEUDONYM, id, t->pruned[j + k][0]);
+			h[k] = hash_of(st, p[0], p + 2, p[1]);
 		}
 		pthread_mutex_lock(&t->lock);
 		for (size_t k = 0; k < m; k++) {
-			int32_t idx = find(t, h[k], IDENT_PSEUDONYM, &t->pruned[j + k][1],
-					   t->pruned[j + k][0]);
+			const uint8_t *p = t->pruned[j + k];
+			int32_t idx = find(t, h[k], p[0], p + 2, p[1]);
 
 			if (idx >= 0 && is_clean(t, &t->ent[idx])) {
 				drop_clean(t, idx);
@@ -1013,18 +1072,21 @@ static void *flusher(void *arg)
 		}
 		/* a round per period, or sooner once flush_at entries are
 		 * pending (put signals that crossing, not every entry) */
-		while (!t->stop && t->pending.n < t->flush_at &&
+		while (!t->stop && t->pending.n < t->flush_at && !store_ahead_pending(st) &&
 		       pthread_cond_timedwait(&t->cond, &t->lock, &ts) != ETIMEDOUT)
 			;
 		if (t->stop)
 			break;
 		pthread_mutex_unlock(&t->lock);
+		/* SQN reserve-ahead first: a vector path may soon wait for it */
+		store_ahead_run(st);
 		if (store_ident_flush(st) != TW_OK) {
 			/* counted in io_errors; the batch stays taken and the
 			 * next round writes it again */
 		}
 		/* subscribers deleted/replaced by another process (store.c) */
 		store_poll_changes(st);
+		store_ahead_run(st); /* those that came during the round */
 		checkpoint(st);
 		pthread_mutex_lock(&t->lock);
 	}
@@ -1108,8 +1170,15 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 				   "DELETE FROM pseudonym WHERE rowid = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.r_put,
-				   "INSERT OR REPLACE INTO reauth (id, state, created)"
-				   " VALUES (?1, ?2, ?3)", errbuf, errbuf_len);
+				   "INSERT OR REPLACE INTO reauth (id, state, created, imsi)"
+				   " VALUES (?1, ?2, ?3, ?4)", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.r_rows,
+				   "SELECT rowid, id FROM reauth WHERE imsi = ?1"
+				   " ORDER BY created DESC", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.r_delr,
+				   "DELETE FROM reauth WHERE rowid = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.r_del, "DELETE FROM reauth WHERE id = ?1",
 				   errbuf, errbuf_len);
@@ -1170,7 +1239,8 @@ void store_ident_free(struct tw_store *st)
 	sqlite3_stmt **qs[] = { &st->rq_p_get, &st->rq_r_get, &st->id_q.p_put,
 				&st->id_q.p_del, &st->id_q.p_rows, &st->id_q.p_upd,
 				&st->id_q.p_delr, &st->id_q.r_put,
-				&st->id_q.r_del, &st->id_q.r_expire };
+				&st->id_q.r_del, &st->id_q.r_expire, &st->id_q.r_rows,
+				&st->id_q.r_delr };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

@@ -13,6 +13,14 @@
  * sqn_reserved), so at most a block is skipped, nothing repeated. A clean
  * close writes the exact SEQ_HE back and lowers the mark to it.
  *
+ * Reserve-ahead: that commit syncs (1-2 ms), and the vector path should
+ * not wait for it. Once a loaded subscriber has used 3/4 of its block, the
+ * vector queues it for the write-behind thread (ident.c), which raises the
+ * mark by the next block in the same kind of commit, without the record's
+ * lock held meanwhile, and only then lets memory use it. A vector that
+ * finds the block used up before that landed reserves synchronously as
+ * before; the SEQ a vector carries is never above a committed mark.
+ *
  * Other processes may use the same file (the CLI while twagd runs, or two
  * daemons): a reservation reads the mark inside its write transaction and
  * starts above whatever anybody reserved; a row replaced or deleted under
@@ -75,8 +83,17 @@ static const char schema_sql[] =
 	"CREATE INDEX pseudonym_imsi ON pseudonym (imsi, created);"
 	/* state: RFC 5649 wrap of the fixed serialisation in ident.c */
 	"CREATE TABLE reauth (id BLOB PRIMARY KEY, state BLOB NOT NULL,"
-	" created INTEGER NOT NULL);"
-	"CREATE INDEX reauth_created ON reauth (created);";
+	" created INTEGER NOT NULL, imsi TEXT);"
+	"CREATE INDEX reauth_created ON reauth (created);"
+	"CREATE INDEX reauth_imsi ON reauth (imsi, created);";
+
+/* Schema 1 -> 2 (store_internal.h), inside open's write transaction: the
+ * re-auth rows get their IMSI (NULL for the old ones: they expire by TTL
+ * as before, never pruned) so that the newest two per IMSI can be kept. */
+static const char migrate_1_2_sql[] =
+	"ALTER TABLE reauth ADD COLUMN imsi TEXT;"
+	"CREATE INDEX reauth_imsi ON reauth (imsi, created);"
+	"UPDATE meta SET value = 2 WHERE name = 'schema_version';";
 
 static const char cols[] =
 	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
@@ -554,6 +571,11 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		rc = TW_ERR_NOMEM;
 		goto fail;
 	}
+	if (pthread_cond_init(&r->ahead_done, NULL) != 0) {
+		pthread_mutex_destroy(&r->lock);
+		rc = TW_ERR_NOMEM;
+		goto fail;
+	}
 
 	b = bucket_of(st, imsi, len);
 	pthread_mutex_lock(stripe_of(st, b));
@@ -566,6 +588,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	pthread_mutex_unlock(stripe_of(st, b));
 	if (other != NULL) {
 		/* another thread loaded it meanwhile: use that one */
+		pthread_cond_destroy(&r->ahead_done);
 		pthread_mutex_destroy(&r->lock);
 		tw_wipe(r, sizeof(*r));
 		free(r);
@@ -593,22 +616,28 @@ fail:
 }
 
 /*
- * Raises r's durable high-water mark (r->lock held): in ONE write
- * transaction, read the row's mark, start at max(base, mark) (another
- * process may have reserved meanwhile), write mark = start + block, and
- * commit with synchronous=FULL. Only after the commit returned does memory
- * change: SEQ_HE = start, reserved = the new mark. Returns TW_OK;
- * TW_ERR_IO (not durable: nothing changed); TW_ERR_RANGE (SEQ exhausted,
- * C.1.1: never wrap); TW_ERR_STATE (the row was deleted or replaced).
+ * The durable part of a reservation for the row (imsi, gen), db_lock
+ * taken here: in ONE write transaction, read the row's mark, start at
+ * max(base, mark) (another process may have reserved meanwhile), write
+ * mark = start + block, and commit with synchronous=FULL. Only after the
+ * commit returned does the caller use (*start, *next]. Returns TW_OK;
+ * TW_ERR_IO (not durable: nothing may be used); TW_ERR_RANGE (SEQ
+ * exhausted, C.1.1: never wrap); TW_ERR_STATE (the row was deleted or
+ * replaced).
  */
-static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
+static int reserve_tx(struct tw_store *st, const char *imsi, size_t imsi_len, int64_t gen,
+		      unsigned ind_bits, uint64_t base, bool writer, uint64_t *start,
+		      uint64_t *next)
 {
-	uint64_t limit = seq_limit(r->sqn.ind_bits), mark, next;
+	uint64_t limit = seq_limit(ind_bits), mark, n;
 	int rc;
 
 	if (st->read_only)
 		return TW_ERR_IO;
-	store_db_lock_writer(st);
+	if (writer)
+		store_db_lock_writer(st);
+	else
+		pthread_mutex_lock(&st->db_lock);
 	/* the write-behind switches to NORMAL for its own transactions and
 	 * back (ident.c); should switching back have failed, this commit
 	 * still syncs */
@@ -623,13 +652,13 @@ static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
 	rc = store_begin(st);
 	if (rc != TW_OK)
 		goto out;
-	sqlite3_bind_text(st->q_resv_sel, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
+	sqlite3_bind_text(st->q_resv_sel, 1, imsi, (int)imsi_len, SQLITE_STATIC);
 	rc = sqlite3_step(st->q_resv_sel);
 	if (rc == SQLITE_ROW) {
 		sqlite3_int64 m = sqlite3_column_int64(st->q_resv_sel, 0);
 
 		mark = m < 0 ? 0 : (uint64_t)m;
-		rc = sqlite3_column_int64(st->q_resv_sel, 1) == r->gen ? TW_OK : TW_ERR_STATE;
+		rc = sqlite3_column_int64(st->q_resv_sel, 1) == gen ? TW_OK : TW_ERR_STATE;
 	} else {
 		mark = 0;
 		rc = rc == SQLITE_DONE ? TW_ERR_STATE : store_sqlite_err(rc);
@@ -644,11 +673,11 @@ static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
 		rc = TW_ERR_RANGE;
 		goto out;
 	}
-	next = limit - base < st->sqn_block ? limit : base + st->sqn_block;
-	sqlite3_bind_text(st->q_resv_upd, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
-	sqlite3_bind_int64(st->q_resv_upd, 2, (sqlite3_int64)next);
+	n = limit - base < st->sqn_block ? limit : base + st->sqn_block;
+	sqlite3_bind_text(st->q_resv_upd, 1, imsi, (int)imsi_len, SQLITE_STATIC);
+	sqlite3_bind_int64(st->q_resv_upd, 2, (sqlite3_int64)n);
 	sqlite3_bind_int64(st->q_resv_upd, 3, (sqlite3_int64)base);
-	sqlite3_bind_int64(st->q_resv_upd, 4, r->gen);
+	sqlite3_bind_int64(st->q_resv_upd, 4, gen);
 	rc = run(st->q_resv_upd);
 	sqlite3_clear_bindings(st->q_resv_upd);
 	if (rc == TW_OK && sqlite3_changes(st->db) != 1)
@@ -658,14 +687,141 @@ static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
 	rc = store_commit(st);
 	if (rc != TW_OK)
 		goto out;
-	r->sqn.seq_he = base;
-	r->reserved = next;
+	*start = base;
+	*next = n;
 	atomic_fetch_add(&st->n_reservations, 1);
 out:
 	if (rc != TW_OK)
 		store_rollback(st);
 	pthread_mutex_unlock(&st->db_lock);
 	return store_io(st, rc);
+}
+
+/*
+ * Raises r's durable high-water mark on the caller's thread (r->lock held;
+ * the vector path when reserve-ahead has not landed, a resync beyond the
+ * mark): SEQ_HE = the start, reserved = the new mark, once durable. A
+ * block reserved ahead but not used yet is below the new one: dropped.
+ * Returns as reserve_tx.
+ */
+static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
+{
+	uint64_t start = 0, next = 0;
+	int rc = reserve_tx(st, r->imsi, r->imsi_len, r->gen, r->sqn.ind_bits, base, true,
+			    &start, &next);
+
+	if (rc != TW_OK)
+		return rc;
+	r->sqn.seq_he = start;
+	r->reserved = next;
+	r->ahead_mark = 0;
+	atomic_fetch_add(&st->n_resv_sync, 1);
+	return TW_OK;
+}
+
+/* ---- reserve-ahead ------------------------------------------------------- */
+
+/* r (locked) has used 3/4 of its block and nothing is under way for it. */
+static bool ahead_wanted(const struct tw_store *st, const struct sub_rec *r)
+{
+	uint64_t left = r->reserved > r->sqn.seq_he ? r->reserved - r->sqn.seq_he : 0;
+
+	return !r->dead && !r->ahead_queued && r->ahead_mark == 0 &&
+	       left * 4 <= st->sqn_block && r->reserved < seq_limit(r->sqn.ind_bits);
+}
+
+/* Queues r (locked) for the write-behind thread; a full queue drops the
+ * request (the vector path then reserves itself). */
+static void ahead_queue(struct tw_store *st, struct sub_rec *r)
+{
+	struct ident_table *t = &st->id;
+
+	if (st->read_only || !t->thread_started || !ahead_wanted(st, r))
+		return;
+	pthread_mutex_lock(&t->lock);
+	if (st->ahead_n < STORE_AHEAD_QUEUE) {
+		st->ahead_q[(st->ahead_head + st->ahead_n) % STORE_AHEAD_QUEUE] = r;
+		st->ahead_n++;
+		r->ahead_queued = true;
+		pthread_cond_signal(&t->cond);
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+bool store_ahead_pending(const struct tw_store *st)
+{
+	return st->ahead_n > 0;
+}
+
+/*
+ * The write-behind thread's side (no lock held): for each queued record,
+ * a snapshot under its lock, the durable commit with that lock released
+ * (the vector path goes on with the block it has), then, under the lock
+ * again, the new block is taken only if nothing reserved for the record
+ * meanwhile: contiguous (start == the old mark) it just raises reserved;
+ * otherwise (another process reserved in between) it waits in
+ * ahead_base/ahead_mark until the current block is used up. A dropped
+ * block is skipped SEQs, never reused ones.
+ */
+void store_ahead_run(struct tw_store *st)
+{
+	struct ident_table *t = &st->id;
+
+	for (;;) {
+		struct sub_rec *r;
+		char imsi[TW_IMSI_MAX_LEN + 1];
+		size_t imsi_len;
+		int64_t gen;
+		unsigned ind_bits;
+		uint64_t snap, start = 0, next = 0;
+		int rc;
+
+		pthread_mutex_lock(&t->lock);
+		if (st->ahead_n == 0) {
+			pthread_mutex_unlock(&t->lock);
+			return;
+		}
+		r = st->ahead_q[st->ahead_head];
+		st->ahead_head = (st->ahead_head + 1) % STORE_AHEAD_QUEUE;
+		st->ahead_n--;
+		pthread_mutex_unlock(&t->lock);
+
+		pthread_mutex_lock(&r->lock);
+		r->ahead_queued = false;
+		if (!ahead_wanted(st, r)) {
+			pthread_mutex_unlock(&r->lock);
+			continue;
+		}
+		memcpy(imsi, r->imsi, r->imsi_len + 1);
+		imsi_len = r->imsi_len;
+		gen = r->gen;
+		ind_bits = r->sqn.ind_bits;
+		snap = r->reserved;
+		/* no second request for r while this one is under way, and a
+		 * vector that runs out meanwhile waits for it (ahead_done) */
+		r->ahead_queued = true;
+		r->ahead_busy = true;
+		pthread_mutex_unlock(&r->lock);
+
+		rc = reserve_tx(st, imsi, imsi_len, gen, ind_bits, snap, false, &start, &next);
+
+		pthread_mutex_lock(&r->lock);
+		r->ahead_queued = false;
+		r->ahead_busy = false;
+		pthread_cond_broadcast(&r->ahead_done);
+		if (rc == TW_OK) {
+			atomic_fetch_add(&st->n_resv_ahead, 1);
+			if (!r->dead && r->gen == gen && r->reserved == snap && next > snap) {
+				if (start == snap) {
+					r->reserved = next;
+				} else {
+					r->ahead_base = start;
+					r->ahead_mark = next;
+				}
+			}
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
 }
 
 /* See store_internal.h: another connection's commit bumps st->epoch. An
@@ -782,7 +938,7 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	uint8_t wrapped[40], plain[32];
 	size_t wlen = 0, plen = 0;
 	bool have = false;
-	int rc;
+	int rc, version;
 
 	if (!st->read_only) {
 		rc = exec(st, "BEGIN IMMEDIATE", errbuf, errbuf_len);
@@ -842,9 +998,13 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		rc = TW_ERR_IO;
 		goto out;
 	}
-	if (sqlite3_column_int(q, 0) != STORE_SCHEMA_VERSION) {
+	version = sqlite3_column_int(q, 0);
+	/* version 1 differs only in the reauth table: read-only, it is read
+	 * as it is (nothing reads the new column); for writing, migrated
+	 * below, in this transaction */
+	if (version != STORE_SCHEMA_VERSION && version != 1) {
 		say(errbuf, errbuf_len, "schema version %d not supported (this is %d)",
-		    sqlite3_column_int(q, 0), STORE_SCHEMA_VERSION);
+		    version, STORE_SCHEMA_VERSION);
 		rc = TW_ERR_INVAL;
 		goto out;
 	}
@@ -864,6 +1024,11 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		goto out;
 	}
 	rc = TW_OK;
+	if (version == 1 && !st->read_only) {
+		sqlite3_finalize(q);
+		q = NULL;
+		rc = exec(st, migrate_1_2_sql, errbuf, errbuf_len);
+	}
 out:
 	sqlite3_finalize(q);
 	if (!st->read_only) {
@@ -933,6 +1098,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	st->sqn_block = o->sqn_block ? o->sqn_block : TW_STORE_SQN_BLOCK_DEFAULT;
 	st->resync_max = o->resync_max ? o->resync_max : TW_STORE_RESYNC_MAX_DEFAULT;
 	st->resync_window = o->resync_window ? o->resync_window : TW_STORE_RESYNC_WINDOW_DEFAULT;
+	st->resync_bad_max = o->resync_bad_max ? o->resync_bad_max : STORE_RESYNC_BAD_MAX_DEFAULT;
 	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
 	if (o->ind_bits == 0 && o->ind_first == 0 && o->ind_count == 0) {
 		st->ind_bits = TW_SQN_IND_BITS_DEFAULT;
@@ -1128,6 +1294,7 @@ void tw_store_close(struct tw_store *st)
 		struct sub_rec *r = st->all;
 
 		st->all = r->all_next;
+		pthread_cond_destroy(&r->ahead_done);
 		pthread_mutex_destroy(&r->lock);
 		tw_wipe(r, sizeof(*r));
 		free(r);
@@ -1575,7 +1742,24 @@ static int vector_locked(struct tw_store *st, struct sub_rec *r, bool aka_prime,
 
 	if (alg_is_comp128(r->alg))
 		return TW_ERR_UNSUPPORTED;
-	/* SEQ_HE + 1 must be at or below the durable mark before it is used */
+	/* SEQ_HE + 1 must be at or below the durable mark before it is used:
+	 * the block the write-behind thread is making durable right now
+	 * (waited for: reserving here too would skip that block), a block it
+	 * made durable ahead (not contiguous with this one, so kept aside),
+	 * else a reservation here */
+	if (r->sqn.seq_he >= r->reserved && r->ahead_busy) {
+		atomic_fetch_add(&st->n_ahead_waits, 1);
+		while (r->ahead_busy && !r->dead)
+			pthread_cond_wait(&r->ahead_done, &r->lock);
+		if (r->dead)
+			return TW_ERR_STATE;
+	}
+	if (r->sqn.seq_he >= r->reserved && r->ahead_mark > r->reserved) {
+		if (r->sqn.seq_he < r->ahead_base)
+			r->sqn.seq_he = r->ahead_base;
+		r->reserved = r->ahead_mark;
+		r->ahead_mark = 0;
+	}
 	if (r->sqn.seq_he >= r->reserved) {
 		rc = reserve(st, r, r->sqn.seq_he);
 		if (rc != TW_OK)
@@ -1593,6 +1777,7 @@ static int vector_locked(struct tw_store *st, struct sub_rec *r, bool aka_prime,
 		} else {
 			r->sqn = s.sqn;
 			atomic_fetch_add(&st->n_vectors, 1);
+			ahead_queue(st, r); /* 3/4 used: the next block, in the background */
 		}
 	}
 	tw_wipe(&s, sizeof(s));
@@ -1628,6 +1813,15 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 	return rc;
 }
 
+/*
+ * Two budgets per window (store.h), so that an AUTS anyone can send with
+ * the IMSI (a bad MAC-S, or a captured genuine AUTS replayed: MAC-S has no
+ * freshness of its own) cannot use up the one a genuine resync needs:
+ * resync_count counts only resyncs that verified and moved SEQ_HE,
+ * resync_bad the attempts that moved nothing. MAC-S is checked before the
+ * budget is chosen (the cost of a vector); only when both are used up is
+ * an AUTS refused unchecked.
+ */
 static int resync_locked(struct tw_store *st, struct sub_rec *r, const uint8_t rand_[static 16],
 			 const uint8_t auts[static 14])
 {
@@ -1639,17 +1833,15 @@ static int resync_locked(struct tw_store *st, struct sub_rec *r, const uint8_t r
 
 	if (alg_is_comp128(r->alg))
 		return TW_ERR_UNSUPPORTED;
-	/* rate limit first, and every attempt counts (a bad MAC-S too): AUTS
-	 * costs the AuC work and each accepted one moves SEQ_HE */
 	if (now - r->resync_start >= (int64_t)st->resync_window) {
 		r->resync_start = now;
 		r->resync_count = 0;
+		r->resync_bad = 0;
 	}
-	if (r->resync_count >= st->resync_max) {
+	if (r->resync_count >= st->resync_max && r->resync_bad >= st->resync_bad_max) {
 		atomic_fetch_add(&st->n_resyncs_refused, 1);
 		return TW_ERR_RANGE;
 	}
-	r->resync_count++;
 	rc = rec_unwrap(st, r, &s);
 	if (rc != TW_OK)
 		return store_io(st, TW_ERR_IO);
@@ -1657,18 +1849,42 @@ static int resync_locked(struct tw_store *st, struct sub_rec *r, const uint8_t r
 	 * RAND, AMF* = 0) checked in constant time (aka.c) */
 	rc = tw_aka_auts_verify(&s.keys.aka, rand_, auts, sqn_ms);
 	if (rc != TW_OK) {
-		if (rc == TW_ERR_AUTH)
-			atomic_fetch_add(&st->n_resyncs_bad_mac, 1);
+		if (rc != TW_ERR_AUTH)
+			goto out;
+		atomic_fetch_add(&st->n_resyncs_bad_mac, 1);
+		if (r->resync_bad >= st->resync_bad_max) {
+			atomic_fetch_add(&st->n_resyncs_refused, 1);
+			rc = TW_ERR_RANGE;
+		} else {
+			r->resync_bad++;
+		}
 		goto out;
 	}
 	/* C.3 resets SEQ_HE to SEQ_MS; here never backwards (max), since going
 	 * back would reissue SQNs already sent in vectors */
 	seq_ms = tw_load_be48(sqn_ms) >> r->sqn.ind_bits;
 	if (seq_ms > r->sqn.seq_he) {
+		if (r->resync_count >= st->resync_max) {
+			atomic_fetch_add(&st->n_resyncs_refused, 1);
+			rc = TW_ERR_RANGE;
+			goto out;
+		}
 		if (seq_ms >= r->reserved) /* beyond the mark: durable first */
 			rc = reserve(st, r, seq_ms);
 		else /* at or below the durable mark: a restart is past it already */
 			r->sqn.seq_he = seq_ms;
+		if (rc == TW_OK)
+			r->resync_count++;
+	} else {
+		/* verified, but SEQ_MS is not ahead (stale or replayed): nothing
+		 * to do, and the genuine budget is not touched */
+		if (r->resync_bad >= st->resync_bad_max) {
+			atomic_fetch_add(&st->n_resyncs_refused, 1);
+			rc = TW_ERR_RANGE;
+			goto out;
+		}
+		r->resync_bad++;
+		atomic_fetch_add(&st->n_resyncs_stale, 1);
 	}
 	if (rc == TW_OK)
 		atomic_fetch_add(&st->n_resyncs, 1);
@@ -1761,6 +1977,10 @@ void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
 	o->checkpoint_ns = atomic_load(&st->id.n_ckpt_ns);
 	o->ident_yields = atomic_load(&st->id.n_yields);
 	o->ident_full = atomic_load(&st->id.n_full);
+	o->reservations_sync = atomic_load(&st->n_resv_sync);
+	o->reservations_ahead = atomic_load(&st->n_resv_ahead);
+	o->reservations_waited = atomic_load(&st->n_ahead_waits);
+	o->resyncs_stale = atomic_load(&st->n_resyncs_stale);
 }
 
 const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st)

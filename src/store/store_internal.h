@@ -29,7 +29,10 @@
 #include "twag/vecsrc.h"
 
 enum {
-	STORE_SCHEMA_VERSION = 1,
+	/* 2: reauth has an imsi column and index (the newest
+	 * STORE_REAUTH_KEPT per IMSI are kept); a version 1 file is migrated
+	 * when opened for writing, read as it is when opened read-only */
+	STORE_SCHEMA_VERSION = 2,
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
@@ -47,6 +50,9 @@ enum {
 	STORE_REAUTH_SER_LEN = 129,
 	STORE_REAUTH_WRAP_LEN = 144,  /* 8 + 129 rounded up to 8 */
 	STORE_PSEUDONYMS_KEPT = 2,    /* per IMSI: the newest and the one before */
+	STORE_REAUTH_KEPT = 2,        /* likewise for re-auth ids */
+	STORE_AHEAD_QUEUE = 1024,     /* subscribers waiting for a reserve-ahead */
+	STORE_RESYNC_BAD_MAX_DEFAULT = 10, /* unverified AUTS per resync window */
 };
 
 /* One subscriber in memory. Keys stay wrapped here; they are unwrapped per
@@ -71,7 +77,16 @@ struct sub_rec {
 	uint64_t reserved;         /* the durable high-water mark (SEQ) */
 	int64_t gen;               /* row generation: a replace changes it */
 	int64_t resync_start;      /* rate-limit window start (monotonic s) */
-	unsigned resync_count;
+	unsigned resync_count;     /* resyncs that moved SEQ_HE (MAC-S verified) */
+	unsigned resync_bad;       /* attempts that did not: bad MAC-S, stale */
+	/* reserve-ahead (store.c): queued for the write-behind thread; a
+	 * block it made durable that does not continue this one (another
+	 * process reserved in between) waits here until the current one runs
+	 * out (ahead_mark 0: none) */
+	bool ahead_queued;         /* queued, or under way (then ahead_busy) */
+	bool ahead_busy;           /* its commit is under way: wait (ahead_done) */
+	pthread_cond_t ahead_done; /* with lock: the commit under way has ended */
+	uint64_t ahead_base, ahead_mark;
 	uint64_t epoch;            /* st->epoch when last known to match its row */
 };
 
@@ -100,12 +115,18 @@ struct ident_ent {
 				    * database, or written by a split round) */
 	int64_t created;           /* wall clock µs */
 	uint8_t key[TW_EAP_ID_MAX];
-	union {
+	union ident_val {
 		struct {
 			char imsi[TW_IMSI_MAX_LEN + 1];
 			uint8_t imsi_len;
 		} p;
-		uint8_t wrapped[STORE_REAUTH_WRAP_LEN];
+		struct {
+			uint8_t wrapped[STORE_REAUTH_WRAP_LEN];
+			/* in the clear beside it, like a pseudonym's: the
+			 * newest STORE_REAUTH_KEPT per IMSI are kept */
+			char imsi[TW_IMSI_MAX_LEN + 1];
+			uint8_t imsi_len;
+		} r;
 	} v;
 };
 
@@ -136,7 +157,7 @@ struct ident_table {
 	pthread_cond_t cond;       /* with lock: wakes the thread */
 	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
 	bool sweep_more;           /* the last sweep hit its bound */
-	uint8_t (*pruned)[1 + TW_EAP_ID_MAX]; /* ids a round pruned (len, id) */
+	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
 	size_t npruned, pruned_cap;
 	sqlite3 *ck;               /* checkpoint connection (flusher only) */
 	/* counters (atomic: read by tw_store_get_stats) */
@@ -159,7 +180,7 @@ struct tw_store {
 	struct tw_aes_ctx kek;     /* expanded once; wiped at close */
 	uint64_t hash_key[2];      /* SipHash key (random per open) */
 
-	unsigned sqn_block, resync_max, resync_window;
+	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned ind_bits, ind_first, ind_count;
 	unsigned reauth_ttl;
 	bool read_only;
@@ -183,15 +204,19 @@ struct tw_store {
 	_Atomic uint64_t epoch;
 
 	struct ident_table id;
+	/* reserve-ahead requests for the write-behind thread (under id.lock;
+	 * records are freed only at close) */
+	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
+	unsigned ahead_head, ahead_n;
 	struct {
 		sqlite3_stmt *p_put, *p_del, *p_rows, *p_upd, *p_delr;
-		sqlite3_stmt *r_put, *r_del, *r_expire;
+		sqlite3_stmt *r_put, *r_del, *r_expire, *r_rows, *r_delr;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
 	_Atomic uint64_t n_vectors, n_triplets, n_resyncs, n_resyncs_refused,
-		n_resyncs_bad_mac, n_reservations, n_io_errors, n_lat_ns, n_lat_count,
-		n_loaded;
+		n_resyncs_bad_mac, n_resyncs_stale, n_reservations, n_resv_sync,
+		n_resv_ahead, n_ahead_waits, n_io_errors, n_lat_ns, n_lat_count, n_loaded;
 };
 
 /* SQLite result -> TW_ERR_* (busy, locked, read-only, full, I/O: TW_ERR_IO). */
@@ -230,6 +255,11 @@ TW_MUST_CHECK int store_ident_flush(struct tw_store *st);
  * holds st->id.flush_lock across the deletion and this call, so that no
  * write-behind round writes them back in between. */
 void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_len);
+
+/* Reserve-ahead (store.c), for the write-behind thread: whether requests
+ * are queued (id.lock held), and the work on them (no lock held). */
+bool store_ahead_pending(const struct tw_store *st);
+void store_ahead_run(struct tw_store *st);
 
 /* Notices commits of other connections (PRAGMA data_version): called by
  * the write-behind thread every STORE_FLUSH_MS. Takes db_lock. */

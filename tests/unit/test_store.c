@@ -1022,6 +1022,72 @@ static void test_locked(void)
 	tw_wipe(&s, sizeof(s));
 }
 
+/*
+ * Reserve-ahead: once 3/4 of a block is used, the write-behind thread
+ * makes the next block durable, so the vector path does not wait for that
+ * fsync. Given the time to land, a subscriber issues three blocks' worth
+ * with only its first reservation made on the issuing thread; every SEQ is
+ * consecutive and at or below the mark an independent connection reads.
+ */
+static void test_reserve_ahead(void)
+{
+	enum { BLOCK = 64, N = 3 * BLOCK };
+	struct tw_store_opts o = opts_default();
+	struct tw_subscriber s;
+	struct tw_eap_aka_vec v;
+	struct tw_store_sub_info info;
+	struct tw_store_stats stats;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint8_t rand_[16];
+	struct tw_store *st;
+	char imsi[16];
+	bool ok = true;
+
+	db_remove();
+	o.sqn_block = BLOCK;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+	for (int i = 1; i <= N; i++) {
+		uint64_t seq;
+
+		tw_test_random(rand_, 16);
+		if (tw_store_aka_vector(st, imsi, false, rand_, &v) != TW_OK) {
+			ok = false;
+			break;
+		}
+		seq = sqn_of(&s, rand_, v.autn) >> 5;
+		ok &= seq == (uint64_t)i;
+		ok &= raw_int("SELECT sqn_reserved FROM subscriber WHERE imsi = ?1", imsi) >=
+		      (int64_t)seq;
+		if (i == 1) {
+			tw_store_get_stats(st, &stats);
+			CHECK(stats.reservations_sync == 1 && stats.reservations == 1);
+		}
+		/* the background's time: until the block has headroom again */
+		for (int k = 0; k < 400; k++) {
+			ok &= tw_store_sub_info(st, imsi, &info) == TW_OK;
+			if ((info.sqn_reserved - info.seq_he) * 4 > BLOCK)
+				break;
+			usleep(5000);
+		}
+	}
+	CHECK(ok);
+	tw_store_get_stats(st, &stats);
+	CHECK(stats.vectors == N);
+	CHECK(stats.reservations_sync == 1);
+	CHECK(stats.reservations_ahead >= N / BLOCK && stats.reservations_waited == 0);
+	CHECK(stats.reservations == stats.reservations_sync + stats.reservations_ahead);
+	tw_store_close(st);
+	/* a clean close still writes back the exact SEQ_HE */
+	CHECK(raw_int("SELECT seq_he FROM subscriber WHERE imsi = ?1", imsi) == N);
+	CHECK(raw_int("SELECT sqn_reserved FROM subscriber WHERE imsi = ?1", imsi) == N);
+	tw_wipe(&s, sizeof(s));
+}
+
 /* Two stores on one file (two processes, or the CLI beside twagd): each
  * reservation starts above the other's, so no SQN is issued by both. */
 static void test_two_stores(void)
@@ -1088,7 +1154,7 @@ static void test_resync(void)
 	struct tw_store_sub_info info;
 	struct tw_store_stats stats;
 	static const uint8_t amf[2] = { 0x80, 0x00 };
-	uint8_t rand_[16], res[16], ck[16], ik[16], auts[14], sqn_ms[6];
+	uint8_t rand_[16], res[16], ck[16], ik[16], auts[14], sqn_ms[6], rand0[16], auts0[14];
 	size_t res_len;
 	struct tw_store *st;
 	char imsi[16], ic[16];
@@ -1127,6 +1193,8 @@ static void test_resync(void)
 		r2[0] ^= 0x80;
 		CHECK_ERR(tw_store_resync(st, imsi, r2, auts), TW_ERR_AUTH);
 	}
+	memcpy(rand0, rand_, 16);
+	memcpy(auts0, auts, 14);
 	CHECK_OK(tw_store_resync(st, imsi, rand_, auts));
 	/* C.3: the next vector carries SEQ_MS + 1, and the USIM takes it */
 	tw_test_random(rand_, 16);
@@ -1135,11 +1203,57 @@ static void test_resync(void)
 	CHECK_OK(tw_usim_authenticate(&u, rand_, v.autn, res, &res_len, ck, ik, auts));
 	/* durable: the row's mark is past SEQ_MS already */
 	CHECK(raw_int("SELECT sqn_reserved FROM subscriber WHERE imsi = ?1", imsi) >= 5001);
-	/* the rate limit: 3 attempts (two bad ones counted) were made */
+	/* the same AUTS again (a replay): verified, but SEQ_MS is not ahead any
+	 * more: nothing moves, and it is not a genuine resync's budget */
+	CHECK_OK(tw_store_resync(st, imsi, rand0, auts0));
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(info.seq_he == 5001);
+	tw_store_get_stats(st, &stats);
+	CHECK(stats.resyncs == 2 && stats.resyncs_stale == 1 && stats.resyncs_refused == 0 &&
+	      stats.resyncs_bad_mac == 2);
+	/* the genuine budget (3) counts only resyncs that moved SEQ_HE: two
+	 * more move it, the third is over the limit */
+	for (int i = 0; i < 3; i++) {
+		tw_test_random(rand_, 16);
+		tw_store_be48(sqn_ms, (uint64_t)(6000 + 1000 * i) << 5);
+		CHECK_OK(tw_aka_auts_build(&s.keys.aka, rand_, sqn_ms, auts));
+		CHECK_ERR(tw_store_resync(st, imsi, rand_, auts), i < 2 ? TW_OK : TW_ERR_RANGE);
+	}
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(info.seq_he == 7000);
+	tw_store_get_stats(st, &stats);
+	CHECK(stats.resyncs == 4 && stats.resyncs_refused == 1 && stats.resyncs_bad_mac == 2);
+	tw_store_close(st);
+
+	/* bad MAC-S attempts (anyone who claims the IMSI can send them) have a
+	 * budget of their own: they cannot block a genuine resync */
+	o.resync_max = 1;
+	o.resync_bad_max = 4;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	tw_test_random(rand_, 16);
+	tw_store_be48(sqn_ms, (uint64_t)20000 << 5);
+	CHECK_OK(tw_aka_auts_build(&s.keys.aka, rand_, sqn_ms, auts));
+	auts[0] ^= 0x40; /* SQN_MS ^ AK* changes: MAC-S fails */
+	for (int i = 0; i < 20; i++)
+		CHECK_ERR(tw_store_resync(st, imsi, rand_, auts), i < 4 ? TW_ERR_AUTH : TW_ERR_RANGE);
+	auts[0] ^= 0x40;
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	before = info.seq_he;
+	CHECK(before < 20000);
+	CHECK_OK(tw_store_resync(st, imsi, rand_, auts)); /* the genuine one */
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(info.seq_he == 20000);
+	CHECK(raw_int("SELECT sqn_reserved FROM subscriber WHERE imsi = ?1", imsi) >= 20000);
+	tw_store_get_stats(st, &stats);
+	CHECK(stats.resyncs == 1 && stats.resyncs_bad_mac == 20 && stats.resyncs_refused == 16);
+	/* both budgets used up: refused unchecked */
 	CHECK_ERR(tw_store_resync(st, imsi, rand_, auts), TW_ERR_RANGE);
 	tw_store_get_stats(st, &stats);
-	CHECK(stats.resyncs == 1 && stats.resyncs_refused == 1 && stats.resyncs_bad_mac == 2);
+	CHECK(stats.resyncs_bad_mac == 20 && stats.resyncs_refused == 17);
 	tw_store_close(st);
+	o.resync_bad_max = 0;
 
 	/* never backwards: a valid AUTS with an old SQN_MS leaves SEQ_HE */
 	o.resync_max = 2;
@@ -1160,9 +1274,15 @@ static void test_resync(void)
 		CHECK_OK(tw_store_aka_vector(st, imsi, false, r2, &v));
 		CHECK(sqn_of(&s, r2, v.autn) >> 5 == before + 1);
 	}
-	/* valid but over the limit (2 per window): refused */
-	CHECK_OK(tw_store_resync(st, imsi, rand_, auts));
-	CHECK_ERR(tw_store_resync(st, imsi, rand_, auts), TW_ERR_RANGE);
+	/* valid, moving SEQ_HE, but over the limit (2 per window): refused */
+	for (int i = 0; i < 3; i++) {
+		tw_test_random(rand_, 16);
+		tw_store_be48(sqn_ms, (uint64_t)(before + 100 + 100 * i) << 5);
+		CHECK_OK(tw_aka_auts_build(&s.keys.aka, rand_, sqn_ms, auts));
+		CHECK_ERR(tw_store_resync(st, imsi, rand_, auts), i < 2 ? TW_OK : TW_ERR_RANGE);
+	}
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(info.seq_he == before + 200);
 	/* a COMP128 subscriber has no AUTS */
 	random_imsi(ic);
 	make_comp128(&c, ic, 1);
@@ -1375,9 +1495,38 @@ static void test_identity(void)
 			ok &= ops->reauth_store(ops->arg, ID(id), &r2) == TW_OK;
 		}
 		CHECK(ok);
-		for (int i = 0; i < 60; i++) {
+		/* re-auth ids: the newest two per IMSI are kept (a fresh one per
+		 * full authentication would otherwise pile up for the TTL); older
+		 * ones go with the next write-behind round, memory and row */
+		for (int i = 58; i < 60; i++) {
 			snprintf(id, sizeof(id), "8r%d@x", i);
 			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_OK;
+		}
+		CHECK(ok);
+		/* the rows go at a round's commit, memory right after it */
+		for (int i = 0; i < 300 && (raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1",
+						    imsi) > 2 ||
+					    ops->reauth_lookup(ops->arg, ID("8r57@x"), &got) == TW_OK);
+		     i++)
+			usleep(10000);
+		CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+		for (int i = 0; i < 60; i++) {
+			snprintf(id, sizeof(id), "8r%d@x", i);
+			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) ==
+			      (i >= 58 ? TW_OK : TW_ERR_NOTFOUND);
+		}
+		CHECK(ok);
+		/* and so after a reopen (the rows, not memory) */
+		tw_store_close(st);
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		ops = tw_store_identity_ops(st);
+		CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+		for (int i = 0; i < 60; i++) {
+			snprintf(id, sizeof(id), "8r%d@x", i);
+			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) ==
+			      (i >= 58 ? TW_OK : TW_ERR_NOTFOUND);
 		}
 		CHECK(ok);
 		/* the pseudonyms of the other IMSI: only its newest two remain */
@@ -1440,6 +1589,8 @@ struct it_arg {
 	char imsi[16];
 	int t, errors;
 	uint16_t counter[IT_IDS];  /* last state stored (0: removed) */
+	char rimsi[IT_IDS][16];    /* the re-auth ids' IMSIs: one each (two
+				    * per IMSI are kept) */
 };
 
 static void it_state(struct tw_eap_reauth_state *r, const char *imsi, uint16_t counter)
@@ -1489,7 +1640,7 @@ static void *it_main(void *p)
 					if (rc == TW_OK)
 						a->counter[i] = 0;
 				} else {
-					it_state(&rs, a->imsi, c);
+					it_state(&rs, a->rimsi[i], c);
 					do
 						rc = ops->reauth_store(ops->arg, ID(id), &rs);
 					while (it_retry(rc, &tries));
@@ -1546,6 +1697,12 @@ static void test_ident_threads(void)
 		args[t].imsi[14] = (char)('0' + t); /* distinct */
 		make_milenage(&s, args[t].imsi, amf, 0);
 		CHECK_OK(tw_store_sub_put(st, &s, false));
+		for (int i = 0; i < IT_IDS; i++) {
+			random_imsi(args[t].rimsi[i]);
+			snprintf(args[t].rimsi[i] + 11, 5, "9%d%02d", t, i);
+			make_milenage(&s, args[t].rimsi[i], amf, 0);
+			CHECK_OK(tw_store_sub_put(st, &s, false));
+		}
 	}
 	for (int t = 0; t < IT_THREADS; t++)
 		CHECK(pthread_create(&th[t], NULL, it_main, &args[t]) == 0);
@@ -1941,6 +2098,85 @@ static void test_threads(void)
 	tw_wipe(&b, sizeof(b));
 }
 
+/* A version 1 file (no reauth.imsi): read as it is when read-only, and
+ * migrated to version 2 when opened for writing, its rows kept. */
+static void test_schema_migration(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r1, got;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store *st;
+	sqlite3 *h = NULL;
+	char imsi[16], id[32];
+	bool ok = true;
+
+	db_remove();
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+	random_state(&r1, imsi, 50);
+	CHECK_OK(ops->reauth_store(ops->arg, ID("8legacy@x"), &r1));
+	tw_store_close(st);
+	/* what a version 1 store looked like */
+	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+	CHECK(sqlite3_exec(h, "DROP INDEX reauth_imsi; ALTER TABLE reauth DROP COLUMN imsi;"
+			   "UPDATE meta SET value = 1 WHERE name = 'schema_version'",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+	CHECK(raw_int("SELECT count(*) FROM pragma_table_info('reauth') WHERE name = 'imsi'"
+		      " AND ?1 IS NOT NULL", imsi) == 0);
+
+	o.read_only = true;
+	st = open_with(&o);
+	if (st != NULL) {
+		ops = tw_store_identity_ops(st);
+		CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
+		CHECK(state_eq(&got, &r1));
+		tw_store_close(st);
+	}
+	CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version' AND ?1 IS NOT NULL",
+		      imsi) == 1);
+
+	o.read_only = false;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version' AND ?1 IS NOT NULL",
+		      imsi) == 2);
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
+	CHECK(state_eq(&got, &r1));
+	for (int i = 0; i < 5; i++) {
+		snprintf(id, sizeof(id), "8new%d@x", i);
+		ok &= ops->reauth_store(ops->arg, ID(id), &r1) == TW_OK;
+	}
+	CHECK(ok);
+	tw_store_close(st);
+	/* the new rows are pruned to two; the legacy row (no IMSI) stays
+	 * until it expires */
+	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi IS NULL AND ?1 IS NOT NULL",
+		      imsi) == 1);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8new4@x"), &got));
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8new3@x"), &got));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8new2@x"), &got), TW_ERR_NOTFOUND);
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
+	tw_store_close(st);
+	tw_eap_reauth_state_wipe(&r1);
+	tw_eap_reauth_state_wipe(&got);
+	tw_wipe(&s, sizeof(s));
+}
+
 void test_main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/twag-test-store-XXXXXX");
@@ -1955,9 +2191,11 @@ void test_main(void)
 	test_provisioning();
 	test_vectors();
 	test_locked();
+	test_reserve_ahead();
 	test_two_stores();
 	test_resync();
 	test_identity();
+	test_schema_migration();
 	test_ident_threads();
 	test_ident_reader();
 	test_ident_random_fork();
