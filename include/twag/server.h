@@ -420,6 +420,8 @@ struct tw_srv_metrics {
 	uint64_t v[TW_C_COUNT];  /* summed over workers */
 	struct tw_srv_sessions_stats sessions;
 	uint64_t store_reservations, store_loaded;
+	uint64_t store_reservations_sync, store_reservations_ahead;
+	uint64_t store_ident_written, store_ident_full;
 	unsigned threads;
 };
 

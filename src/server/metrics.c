@@ -131,6 +131,17 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	    (unsigned long long)m->v[TW_C_STORE_LAT_COUNT]);
 	one(&o, "twag_store_subscribers_loaded", "gauge", "Subscribers held in memory",
 	    m->store_loaded);
+	one(&o, "twag_store_reservations_sync_total", "counter",
+	    "SQN reservations made on the vector path (a worker waited for the fsync)",
+	    m->store_reservations_sync);
+	one(&o, "twag_store_reservations_ahead_total", "counter",
+	    "SQN reservations made ahead by the store's background thread",
+	    m->store_reservations_ahead);
+	one(&o, "twag_store_identity_rows_written_total", "counter",
+	    "Pseudonym and re-auth rows written behind to SQLite", m->store_ident_written);
+	one(&o, "twag_store_identity_table_full_total", "counter",
+	    "Identity stores that found the in-memory table full and waited for a write round",
+	    m->store_ident_full);
 	one(&o, "twag_sessions_active", "gauge", "EAP conversations in the session table",
 	    m->sessions.active);
 	one(&o, "twag_sessions_max", "gauge", "Session table capacity (--max-sessions)",

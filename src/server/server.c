@@ -169,6 +169,10 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	tw_store_get_stats(srv->store, &ss);
 	m->store_reservations = ss.reservations;
 	m->store_loaded = ss.loaded;
+	m->store_reservations_sync = ss.reservations_sync;
+	m->store_reservations_ahead = ss.reservations_ahead;
+	m->store_ident_written = ss.ident_written;
+	m->store_ident_full = ss.ident_full;
 	m->threads = srv->n_workers;
 }
 

@@ -482,6 +482,8 @@ static void test_metrics(void)
 	m.sessions.active = 9;
 	m.sessions.max = 65536;
 	m.threads = 2;
+	m.store_reservations_sync = 4;
+	m.store_reservations_ahead = 7;
 	CHECK_OK(tw_srv_metrics_format(&m, buf, sizeof(buf), &len));
 	buf[len] = 0;
 	CHECK(strstr(buf, "\ntwag_radius_access_requests_total 12\n") != NULL);
@@ -504,8 +506,11 @@ static void test_metrics(void)
 		"twag_radius_unknown_clients_total", "twag_radius_status_server_total",
 		"twag_resyncs_total", "twag_resyncs_refused_total", "twag_store_vectors_total",
 		"twag_store_errors_total", "twag_sessions_evicted_total",
-		"twag_sessions_expired_total",
+		"twag_sessions_expired_total", "twag_store_identity_rows_written_total",
+		"twag_store_identity_table_full_total",
 	};
+	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char want[128];
 
