@@ -1,8 +1,8 @@
 /*
  * twag — MILENAGE batch (3GPP TS 35.206 V17.0.0 §4.1) on VAES with
  * AVX-512: four subscribers per zmm register (one per 128-bit lane, each
- * with its own key schedule), two zmm groups interleaved, so eight
- * subscribers' independent AES chains are in flight per pass.
+ * with its own key schedule), four zmm groups per pass of sixteen
+ * subscribers, passes software-pipelined (see pipe_pass below).
  *
  * VAES has no AESKEYGENASSIST, so the AES-128 key schedule (FIPS 197 §5.2)
  * uses AESENCLAST: with every column of a lane equal to RotWord(w3),
@@ -24,7 +24,7 @@
 #define V_TARGET __attribute__((target(V_ATTR)))
 #define V_INLINE static inline __attribute__((always_inline, target(V_ATTR)))
 
-#define GROUPS 2
+#define GROUPS 4
 #define PER_PASS (4 * GROUPS)
 
 /* FIPS 197 §5.2 AES-128 round-key step on four independent keys. */
@@ -36,8 +36,7 @@ V_INLINE __m512i kexp(__m512i k, int rcon)
 
 	t = _mm512_aesenclast_epi128(t, _mm512_set1_epi32(rcon));
 	k = _mm512_xor_si512(k, _mm512_bslli_epi128(k, 4));
-	k = _mm512_xor_si512(k, _mm512_bslli_epi128(k, 8));
-	return _mm512_xor_si512(k, t);
+	return _mm512_ternarylogic_epi64(k, _mm512_bslli_epi128(k, 8), t, 0x96);
 }
 
 /* rot(x, r_i) ^ c_i of TS 35.206 §4.1, per 128-bit lane (see milenage_ni.c). */
@@ -113,99 +112,189 @@ V_INLINE __m512i load4(const struct tw_milenage_batch_in *in, size_t off)
 	return _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)(b + 3 * st)), 3);
 }
 
-/* IN1 = SQN || AMF || SQN || AMF per lane (TS 35.206 §4.1). */
+/* IN1 = SQN || AMF || SQN || AMF per lane (TS 35.206 §4.1): the 16 bytes
+ * ending at amf are RAND[8..15] || SQN || AMF; keep the high half twice. */
 V_INLINE __m512i load_in1(const struct tw_milenage_batch_in *in)
 {
-	uint64_t v[4];
+	__m512i v = load4(in, offsetof(struct tw_milenage_batch_in, amf) + 2 - 16);
 
-	for (int l = 0; l < 4; l++) {
-		uint8_t b[8];
-
-		memcpy(b, in[l].sqn, 6);
-		memcpy(b + 6, in[l].amf, 2);
-		memcpy(&v[l], b, 8);
-	}
-	return _mm512_set_epi64((long long)v[3], (long long)v[3], (long long)v[2],
-				(long long)v[2], (long long)v[1], (long long)v[1],
-				(long long)v[0], (long long)v[0]);
+	return _mm512_unpackhi_epi64(v, v);
 }
 
-/* MAC-A = OUT1[0..63], RES = OUT2[64..127], CK = OUT3, IK = OUT4,
- * AK = OUT2[0..47] (TS 35.206 §4.1). */
-V_INLINE void store_vec(struct tw_milenage_vec *v, __m128i o1, __m128i o2,
-			__m128i o3, __m128i o4)
+/*
+ * Four subscribers' vectors from lanes 0..3 of OUT1..OUT4. Per lane the
+ * 54-byte struct is MAC-A = OUT1[0..7] || RES = OUT2[8..15] (one 64-bit
+ * blend), CK = OUT3, IK = OUT4, then IK[14..15] || AK = OUT2[0..5] (one
+ * byte alignment) ending exactly at the end of ak (TS 35.206 §4.1).
+ */
+V_INLINE void store4(struct tw_milenage_vec *v, __m512i o1, __m512i o2, __m512i o3,
+		     __m512i o4)
 {
-	_mm_storel_epi64((__m128i *)v->mac_a, o1);
-	_mm_storel_epi64((__m128i *)v->res, _mm_unpackhi_epi64(o2, o2));
-	_mm_storeu_si128((__m128i *)v->ck, o3);
-	_mm_storeu_si128((__m128i *)v->ik, o4);
-	/* IK[14..15] || OUT2[0..5]: ends exactly at the end of ak. */
-	_mm_storel_epi64((__m128i *)(v->ik + 14), _mm_alignr_epi8(o2, o4, 14));
+	__m512i mr = _mm512_mask_blend_epi64(0xaa, o1, o2);
+	__m512i ak = _mm512_alignr_epi8(o2, o4, 14);
+
+	_mm_storeu_si128((__m128i *)v[0].mac_a, _mm512_castsi512_si128(mr));
+	_mm_storeu_si128((__m128i *)v[0].ck, _mm512_castsi512_si128(o3));
+	_mm_storeu_si128((__m128i *)v[0].ik, _mm512_castsi512_si128(o4));
+	_mm_storel_epi64((__m128i *)(v[0].ik + 14), _mm512_castsi512_si128(ak));
+#define ST_LANE(j)                                                                    \
+	do {                                                                          \
+		_mm_storeu_si128((__m128i *)v[j].mac_a, _mm512_extracti32x4_epi32(mr, j)); \
+		_mm_storeu_si128((__m128i *)v[j].ck, _mm512_extracti32x4_epi32(o3, j));    \
+		_mm_storeu_si128((__m128i *)v[j].ik, _mm512_extracti32x4_epi32(o4, j));    \
+		_mm_storel_epi64((__m128i *)(v[j].ik + 14),                             \
+				 _mm512_extracti32x4_epi32(ak, j));                     \
+	} while (0)
+	ST_LANE(1);
+	ST_LANE(2);
+	ST_LANE(3);
+#undef ST_LANE
 }
 
-#define LANE(v, j) _mm512_extracti32x4_epi32((v), (j))
+/*
+ * Software pipeline over passes of 4 * GROUPS subscribers. Stage 1 of a
+ * pass runs the GROUPS key schedule chains (each a shuffle, an AESENCLAST
+ * and XORs deep per round) beside the first nine rounds of TEMP = E_K(RAND
+ * ^ OPc), writing the round keys (round 10 with OPc folded in) and OPc to
+ * a key buffer. Stage 2 encrypts the four OUT blocks of every subscriber
+ * with round keys read from memory, in two halves of eight blocks. Stage 1
+ * of the next pass is interleaved with stage 2 of this one, so the
+ * schedule's shuffles and the blocks' AES rounds share the cycles.
+ */
+struct v_keys {
+	__m512i rk[11][GROUPS], opc[GROUPS];
+};
 
-V_INLINE void pass(const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out,
-		   const struct v_prep *p, __m512i rk[GROUPS][11])
+/* Stage 1, before round 1: loads, round key 0, x = RAND ^ OPc ^ K. */
+V_INLINE void s1_load(const struct tw_milenage_batch_in *in, struct v_keys *kb,
+		      __m512i k[GROUPS], __m512i x[GROUPS])
 {
-	__m512i x[GROUPS], op_c[GROUPS], y[GROUPS][4];
-	const int rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36 };
-
+#pragma GCC unroll 4
 	for (int g = 0; g < GROUPS; g++) {
 		const struct tw_milenage_batch_in *b = in + 4 * g;
+		__m512i op_c = load4(b, offsetof(struct tw_milenage_batch_in, opc));
 
-		op_c[g] = load4(b, offsetof(struct tw_milenage_batch_in, opc));
-		rk[g][0] = load4(b, offsetof(struct tw_milenage_batch_in, k));
-		x[g] = load4(b, offsetof(struct tw_milenage_batch_in, rand_));
-		/* TEMP = E_K(RAND ^ OPc), key schedules alongside */
-		x[g] = _mm512_xor_si512(_mm512_xor_si512(x[g], op_c[g]), rk[g][0]);
+		k[g] = load4(b, offsetof(struct tw_milenage_batch_in, k));
+		kb->opc[g] = op_c;
+		kb->rk[0][g] = k[g];
+		x[g] = _mm512_ternarylogic_epi64(
+			load4(b, offsetof(struct tw_milenage_batch_in, rand_)), op_c, k[g], 0x96);
 	}
-#pragma GCC unroll 9
-	for (int r = 1; r < 10; r++) {
+}
+
+/* Stage 1, round r = 1..10 (FIPS 197 §5.1, §5.2); x is left before its
+ * last round, which stage 2 does with round key 10 ^ OPc. */
+V_INLINE void s1_round(int r, struct v_keys *kb, __m512i k[GROUPS], __m512i x[GROUPS])
+{
+	static const int rcon[10] = { 0x01, 0x02, 0x04, 0x08, 0x10,
+				      0x20, 0x40, 0x80, 0x1b, 0x36 };
+
 #pragma GCC unroll 4
-		for (int g = 0; g < GROUPS; g++) {
-			rk[g][r] = kexp(rk[g][r - 1], rcon[r - 1]);
-			x[g] = _mm512_aesenc_epi128(x[g], rk[g][r]);
+	for (int g = 0; g < GROUPS; g++) {
+		k[g] = kexp(k[g], rcon[r - 1]);
+		if (r < 10) {
+			kb->rk[r][g] = k[g];
+			x[g] = _mm512_aesenc_epi128(x[g], k[g]);
+		} else {
+			/* Round key 10 ^ OPc ends every E_K(...) ^ OPc. */
+			kb->rk[10][g] = _mm512_xor_si512(k[g], kb->opc[g]);
 		}
 	}
-	for (int g = 0; g < GROUPS; g++) {
-		/* Round key 10 ^ OPc ends every E_K(...) ^ OPc; t = TEMP ^ OPc. */
-		rk[g][10] = _mm512_xor_si512(kexp(rk[g][9], 0x36), op_c[g]);
-		__m512i t = _mm512_aesenclast_epi128(x[g], rk[g][10]);
-		__m512i in1 = _mm512_xor_si512(load_in1(in + 4 * g), op_c[g]);
+}
+
+/* Stage 2, half h (groups 2h, 2h+1): t = TEMP ^ OPc, then the inputs of
+ * OUT1..OUT4 with round key 0 added. */
+V_INLINE void s2_init(int h, const struct tw_milenage_batch_in *in, const struct v_keys *kb,
+		      const struct v_prep *p, const __m512i x[GROUPS], __m512i y[2][4])
+{
+#pragma GCC unroll 2
+	for (int i = 0; i < 2; i++) {
+		int g = 2 * h + i;
+		__m512i op_c = kb->opc[g], k0 = kb->rk[0][g];
+		__m512i t = _mm512_aesenclast_epi128(x[g], kb->rk[10][g]);
+		__m512i in1 = _mm512_xor_si512(load_in1(in + 4 * g), op_c);
 
 		/* OUT1 = E_K(TEMP ^ rot(IN1 ^ OPc, r1) ^ c1) ^ OPc */
-		y[g][0] = _mm512_xor_si512(_mm512_xor_si512(t, op_c[g]), rot_c(in1, p, 0));
+		y[i][0] = _mm512_ternarylogic_epi64(_mm512_xor_si512(t, op_c),
+						    rot_c(in1, p, 0), k0, 0x96);
 		/* OUT2..OUT4 = E_K(rot(TEMP ^ OPc, r_i) ^ c_i) ^ OPc */
-		y[g][1] = rot_c(t, p, 1);
-		y[g][2] = rot_c(t, p, 2);
-		y[g][3] = rot_c(t, p, 3);
+		y[i][1] = _mm512_xor_si512(rot_c(t, p, 1), k0);
+		y[i][2] = _mm512_xor_si512(rot_c(t, p, 2), k0);
+		y[i][3] = _mm512_xor_si512(rot_c(t, p, 3), k0);
+	}
+}
+
+V_INLINE void s2_round(int h, int r, const struct v_keys *kb, __m512i y[2][4])
+{
+#pragma GCC unroll 2
+	for (int i = 0; i < 2; i++) {
+		__m512i kr = kb->rk[r][2 * h + i];
 #pragma GCC unroll 4
 		for (int j = 0; j < 4; j++)
-			y[g][j] = _mm512_xor_si512(y[g][j], rk[g][0]);
+			y[i][j] = _mm512_aesenc_epi128(y[i][j], kr);
 	}
-#pragma GCC unroll 9
-	for (int r = 1; r < 10; r++) {
+}
+
+V_INLINE void s2_final(int h, const struct v_keys *kb, __m512i y[2][4],
+		       struct tw_milenage_vec *out)
+{
+#pragma GCC unroll 2
+	for (int i = 0; i < 2; i++) {
+		__m512i kr = kb->rk[10][2 * h + i];
 #pragma GCC unroll 4
-		for (int g = 0; g < GROUPS; g++) {
-#pragma GCC unroll 4
-			for (int j = 0; j < 4; j++)
-				y[g][j] = _mm512_aesenc_epi128(y[g][j], rk[g][r]);
+		for (int j = 0; j < 4; j++)
+			y[i][j] = _mm512_aesenclast_epi128(y[i][j], kr);
+		store4(out + 4 * (2 * h + i), y[i][0], y[i][1], y[i][2], y[i][3]);
+	}
+}
+
+/*
+ * Stage 2 of the pass at in/out (its stage 1 done: x, kb[cur]); with
+ * next != NULL, stage 1 of the pass at next alongside into kb[!cur], nk, nx.
+ * Ten steps: stage 1 round s + 1, and two rounds of one stage-2 half.
+ */
+V_INLINE void pipe_pass(const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out,
+			const struct tw_milenage_batch_in *next, const struct v_prep *p,
+			const struct v_keys *kc, struct v_keys *kn, const __m512i x[GROUPS],
+			__m512i nx[GROUPS])
+{
+	__m512i y[2][4], nk[GROUPS];
+
+	if (next)
+		s1_load(next, kn, nk, nx);
+#pragma GCC unroll 2
+	for (int h = 0; h < 2; h++) {
+		s2_init(h, in, kc, p, x, y);
+#pragma GCC unroll 5
+		for (int s = 0; s < 5; s++) {
+			if (next)
+				s1_round(5 * h + s + 1, kn, nk, nx);
+			s2_round(h, 2 * s + 1, kc, y);
+			if (s < 4)
+				s2_round(h, 2 * s + 2, kc, y);
 		}
+		s2_final(h, kc, y, out);
 	}
-	for (int g = 0; g < GROUPS; g++) {
-#pragma GCC unroll 4
-		for (int j = 0; j < 4; j++)
-			y[g][j] = _mm512_aesenclast_epi128(y[g][j], rk[g][10]);
-		store_vec(&out[4 * g + 0], LANE(y[g][0], 0), LANE(y[g][1], 0),
-			  LANE(y[g][2], 0), LANE(y[g][3], 0));
-		store_vec(&out[4 * g + 1], LANE(y[g][0], 1), LANE(y[g][1], 1),
-			  LANE(y[g][2], 1), LANE(y[g][3], 1));
-		store_vec(&out[4 * g + 2], LANE(y[g][0], 2), LANE(y[g][1], 2),
-			  LANE(y[g][2], 2), LANE(y[g][3], 2));
-		store_vec(&out[4 * g + 3], LANE(y[g][0], 3), LANE(y[g][1], 3),
-			  LANE(y[g][2], 3), LANE(y[g][3], 3));
+}
+
+V_INLINE void run(const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out,
+		  size_t n, const struct v_prep *p, struct v_keys kb[2])
+{
+	__m512i x[GROUPS], k[GROUPS];
+	int cur = 0;
+
+	s1_load(in, &kb[0], k, x);
+#pragma GCC unroll 10
+	for (int r = 1; r <= 10; r++)
+		s1_round(r, &kb[0], k, x);
+	for (size_t i = 0; i + PER_PASS < n; i += PER_PASS) {
+		__m512i nx[GROUPS];
+
+		pipe_pass(in + i, out + i, in + i + PER_PASS, p, &kb[cur], &kb[!cur], x, nx);
+		memcpy(x, nx, sizeof(x));
+		cur = !cur;
 	}
+	pipe_pass(in + n - PER_PASS, out + n - PER_PASS, NULL, p, &kb[cur], NULL, x, NULL);
 }
 
 /* Zeroes every vector register (ymm0-15 by VZEROALL, zmm16-31 by hand). */
@@ -236,25 +325,23 @@ V_INLINE void pass(const struct tw_milenage_batch_in *in, struct tw_milenage_vec
 
 V_TARGET __attribute__((noinline)) static void run_default(
 	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
-	__m512i rk[GROUPS][11])
+	struct v_keys kb[2])
 {
 	struct v_prep p = { .dflt = 1 };
 
-	for (size_t i = 0; i < n; i += PER_PASS)
-		pass(in + i, out + i, &p, rk);
+	run(in, out, n, &p, kb);
 	CLEAR_ZMM();
 }
 
 V_TARGET __attribute__((noinline)) static void run_custom(
 	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
-	const struct tw_milenage_consts *c, __m512i rk[GROUPS][11])
+	const struct tw_milenage_consts *c, struct v_keys kb[2])
 {
 	struct v_prep p;
 
 	prep_consts(&p, c);
 	p.dflt = 0;
-	for (size_t i = 0; i < n; i += PER_PASS)
-		pass(in + i, out + i, &p, rk);
+	run(in, out, n, &p, kb);
 	CLEAR_ZMM();
 }
 
@@ -272,7 +359,7 @@ void tw_milenage_vaes_batch(const struct tw_milenage_batch_in *in,
 			    struct tw_milenage_vec *out, size_t n,
 			    const struct tw_milenage_consts *c)
 {
-	_Alignas(64) __m512i rk[GROUPS][11];
+	_Alignas(64) struct v_keys rk[2];
 	size_t full = n - n % PER_PASS;
 
 	if (full) {
@@ -283,7 +370,7 @@ void tw_milenage_vaes_batch(const struct tw_milenage_batch_in *in,
 		tw_wipe(rk, sizeof(rk));
 		scrub_stack();
 	}
-	/* Fewer than eight left: the AES-NI lanes and single kernel. */
+	/* Fewer than sixteen left: the AES-NI lanes and single kernel. */
 	if (n > full)
 		tw_milenage_ni_batch(in + full, out + full, n - full, c);
 }
