@@ -49,9 +49,12 @@ static int pick_consts(const struct tw_milenage_consts **c)
 	return tw_milenage_consts_check(*c);
 }
 
+#define MIL_NI (TW_CPU_AESNI | TW_CPU_SSE41)
+#define MIL_VAES1 (TW_CPU_VAES | TW_CPU_AVX2 | TW_CPU_AESNI | TW_CPU_SSE41)
+
 static bool use_ni(void)
 {
-	return tw_cpu_has(TW_CPU_AESNI | TW_CPU_SSE41);
+	return tw_cpu_has(MIL_NI);
 }
 
 /* rot(x, r) of TS 35.206 §4.1: x cyclically rotated by r bits towards the
@@ -290,8 +293,26 @@ int tw_milenage_generate(const uint8_t k[static 16], const uint8_t opc[static 16
 			 const uint8_t amf[static 2], const struct tw_milenage_consts *consts,
 			 struct tw_milenage_vec *out)
 {
-	int err = pick_consts(&consts);
+	int err;
 
+	/* The hot path: the default constants need no check, and one read of
+	 * the features picks the kernel (tw_cpu_restrict may change them
+	 * between calls, so they are read each time). */
+	if (consts == NULL || consts == &tw_milenage_default_consts) {
+		uint32_t f = tw_cpu_features();
+
+		if ((f & MIL_VAES1) == MIL_VAES1) {
+			tw_milenage_vaes1_generate(out, k, opc, rand_, sqn, amf);
+			return TW_OK;
+		}
+		consts = &tw_milenage_default_consts;
+		if ((f & MIL_NI) == MIL_NI) {
+			tw_milenage_ni_generate(out, k, opc, rand_, sqn, amf, consts);
+			return TW_OK;
+		}
+		return portable_generate(out, k, opc, rand_, sqn, amf, consts);
+	}
+	err = tw_milenage_consts_check(consts);
 	if (err != TW_OK)
 		return err;
 	if (use_ni()) {

@@ -29,6 +29,11 @@ void tw_milenage_ni_generate(struct tw_milenage_vec *v, const uint8_t k[16],
 			     const uint8_t opc[16], const uint8_t rand_[16],
 			     const uint8_t sqn[6], const uint8_t amf[2],
 			     const struct tw_milenage_consts *c);
+/* tw_milenage_ni_generate() with the default constants on 256-bit VAES
+ * (needs TW_CPU_VAES | TW_CPU_AVX2 | TW_CPU_AESNI | TW_CPU_SSE41). */
+void tw_milenage_vaes1_generate(struct tw_milenage_vec *v, const uint8_t k[16],
+				const uint8_t opc[16], const uint8_t rand_[16],
+				const uint8_t sqn[6], const uint8_t amf[2]);
 void tw_milenage_ni_batch(const struct tw_milenage_batch_in *in,
 			  struct tw_milenage_vec *out, size_t n,
 			  const struct tw_milenage_consts *c);
