@@ -306,13 +306,64 @@ static int64_t stamp(void)
 	}
 }
 
+static int flush_round(struct tw_store *st, bool partial);
+
+/* A round ended (flush_lock held): wakes the stores waiting for room. */
+static void round_ended(struct ident_table *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->rounds_ended++;
+	if (atomic_load(&t->room_waiters) > 0)
+		pthread_cond_broadcast(&t->room);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static bool has_room(const struct ident_table *t)
+{
+	return t->free.head >= 0 || t->fresh < t->cap || t->clean.head >= 0;
+}
+
+/*
+ * Every entry is waiting to be written (t->lock held; released on
+ * return). With no round running, runs a partial one itself (the first
+ * IDENT_PARTIAL entries: room, not the whole backlog). Else waits for room
+ * only: the round sees room_waiters and commits what it has written so
+ * far, which makes those entries clean (evictable), instead of making
+ * this store wait for the rest of the round; or for the round's end
+ * (room or not), bounded. TW_OK (try again) or TW_ERR_IO.
+ */
+static int wait_room(struct tw_store *st)
+{
+	struct ident_table *t = tab(st);
+	uint64_t ended = t->rounds_ended;
+	struct timespec ts;
+	int rc = 0;
+
+	atomic_fetch_add(&t->n_full, 1);
+	if (pthread_mutex_trylock(&t->flush_lock) == 0) {
+		pthread_mutex_unlock(&t->lock);
+		rc = flush_round(st, true);
+		round_ended(t);
+		pthread_mutex_unlock(&t->flush_lock);
+		return rc == TW_OK ? TW_OK : TW_ERR_IO;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += 1;
+	atomic_fetch_add(&t->room_waiters, 1);
+	while (!has_room(t) && t->rounds_ended == ended && rc != ETIMEDOUT)
+		rc = pthread_cond_timedwait(&t->room, &t->lock, &ts);
+	atomic_fetch_sub(&t->room_waiters, 1);
+	pthread_mutex_unlock(&t->lock);
+	return TW_OK;
+}
+
 /*
  * Sets the entry for (kind, key) to (tomb, val) and makes it pending: in
  * place when it is pending or clean, in a new entry when it is being
  * written (the old one leaves its chain; its round still writes it, and
  * the next round the new value). When every entry is waiting to be
- * written, runs a round itself and retries once. TW_OK, TW_ERR_NOMEM
- * (still full), TW_ERR_IO.
+ * written, waits for room (wait_room) and retries, twice. TW_OK,
+ * TW_ERR_NOMEM (still full), TW_ERR_IO.
  */
 static int put(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len, bool tomb,
 	       const void *val, size_t val_len)
@@ -320,7 +371,7 @@ static int put(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len
 	struct ident_table *t = tab(st);
 	uint32_t h = hash_of(st, kind, key, len);
 
-	for (int attempt = 0; attempt < 2; attempt++) {
+	for (int attempt = 0; attempt < 3; attempt++) {
 		struct ident_ent *e;
 		bool pushed = true;
 		int32_t idx;
@@ -336,9 +387,11 @@ static int put(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len
 			int32_t n = new_ent(t, h, kind, key, len);
 
 			if (n < 0) {
-				pthread_mutex_unlock(&t->lock);
-				atomic_fetch_add(&t->n_full, 1);
-				if (attempt == 0 && store_ident_flush(st) != TW_OK)
+				if (attempt == 2) {
+					pthread_mutex_unlock(&t->lock);
+					break;
+				}
+				if (wait_room(st) != TW_OK)
 					return TW_ERR_IO;
 				continue;
 			}
@@ -731,51 +784,66 @@ static int pseudonym_write(struct tw_store *st, const struct ident_ent *e)
 }
 
 /*
- * A re-auth row (INSERT OR REPLACE: the same id stored again replaces its
- * row), then the IMSI's rows beyond the newest STORE_REAUTH_KEPT (by
- * creation) are deleted along the (imsi, created) index; the ids that go
- * are dropped from memory after the commit. Rows of a version 1 file have
- * no IMSI: they are never pruned, only expired. An entry without an IMSI
- * (none stored) prunes nothing.
+ * A re-auth row, pruned the way a pseudonym row is (pseudonym_write): the
+ * newest STORE_REAUTH_KEPT per IMSI are kept, so a new id takes over the
+ * row of the oldest of those the IMSI already has (an UPDATE in place: one
+ * index walk and one row change, where an INSERT and a DELETE each
+ * changed the row and its three indexes), rows older still are deleted
+ * (none unless an earlier round failed half-way); with fewer rows it is
+ * inserted (OR REPLACE, both: a row of this very id, stored again, goes).
+ * The ids that go are dropped from memory after the commit. Rows of a
+ * version 1 file have no IMSI: they are never pruned, only expired. An
+ * entry without an IMSI (none stored) prunes nothing.
  */
 static int reauth_write(struct tw_store *st, const struct ident_ent *e)
 {
 	struct ident_table *t = tab(st);
-	sqlite3_stmt *q = st->id_q.r_put;
+	sqlite3_stmt *q = st->id_q.r_rows, *u;
 	sqlite3_int64 rowid[16];
 	size_t nold = 0, nseen = 0;
 	int rc;
 
-	sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-	sqlite3_bind_blob(q, 2, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 3, e->created);
-	if (e->v.r.imsi_len != 0)
-		sqlite3_bind_text(q, 4, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(q, 4);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE || e->v.r.imsi_len == 0)
-		return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
-	q = st->id_q.r_rows;
-	sqlite3_bind_text(q, 1, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t n = (size_t)sqlite3_column_bytes(q, 1);
-		const void *b = sqlite3_column_blob(q, 1);
+	if (e->v.r.imsi_len != 0) {
+		sqlite3_bind_text(q, 1, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
+		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+			size_t n = (size_t)sqlite3_column_bytes(q, 1);
+			const void *b = sqlite3_column_blob(q, 1);
 
-		/* newest first: the first STORE_REAUTH_KEPT stay; beyond the
-		 * array, the next store of this IMSI deletes more */
-		if (nseen++ < STORE_REAUTH_KEPT || nold == sizeof(rowid) / sizeof(rowid[0]))
-			continue;
-		rowid[nold++] = sqlite3_column_int64(q, 0);
-		if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
-			pruned_add(t, IDENT_REAUTH, b, n);
+			if (b != NULL && n == e->key_len && memcmp(b, e->key, n) == 0)
+				continue; /* this very id again: replaced below */
+			/* newest first: the first STORE_REAUTH_KEPT - 1 stay;
+			 * beyond the array, the next store of this IMSI
+			 * deletes more */
+			if (nseen++ < STORE_REAUTH_KEPT - 1 ||
+			    nold == sizeof(rowid) / sizeof(rowid[0]))
+				continue;
+			rowid[nold++] = sqlite3_column_int64(q, 0);
+			if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
+				pruned_add(t, IDENT_REAUTH, b, n);
+		}
+		sqlite3_reset(q);
+		if (rc != SQLITE_DONE)
+			return store_sqlite_err(rc);
 	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_err(rc);
-	rc = SQLITE_DONE;
-	for (size_t j = 0; rc == SQLITE_DONE && j < nold; j++) {
+	if (nold > 0) {
+		u = st->id_q.r_upd;
+		sqlite3_bind_int64(u, 1, rowid[0]);
+		sqlite3_bind_blob(u, 2, e->key, e->key_len, SQLITE_STATIC);
+		sqlite3_bind_blob(u, 3, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 4, e->created);
+	} else {
+		u = st->id_q.r_put;
+		sqlite3_bind_blob(u, 1, e->key, e->key_len, SQLITE_STATIC);
+		sqlite3_bind_blob(u, 2, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 3, e->created);
+		if (e->v.r.imsi_len != 0)
+			sqlite3_bind_text(u, 4, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(u, 4);
+	}
+	rc = sqlite3_step(u);
+	sqlite3_reset(u);
+	for (size_t j = 1; rc == SQLITE_DONE && j < nold; j++) {
 		sqlite3_bind_int64(st->id_q.r_delr, 1, rowid[j]);
 		rc = sqlite3_step(st->id_q.r_delr);
 		sqlite3_reset(st->id_q.r_delr);
@@ -827,7 +895,7 @@ static void max_store(_Atomic uint64_t *m, uint64_t v)
  * all, and every batch up to upto): clean; then the ids pruned with
  * them leave memory. The table lock is taken for O(1) work or for a chunk
  * of IDENT_CHUNK entries at a time, so a store never waits long for it. */
-enum { IDENT_CHUNK = 64 };
+enum { IDENT_CHUNK = 64, IDENT_PARTIAL = 64 };
 
 static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 {
@@ -851,6 +919,8 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 			pthread_mutex_lock(&t->lock);
 		}
 	}
+	if (atomic_load(&t->room_waiters) > 0)
+		pthread_cond_broadcast(&t->room); /* evictable now */
 	pthread_mutex_unlock(&t->lock);
 	for (size_t j = 0; j < t->npruned; j += IDENT_CHUNK) {
 		size_t m = t->npruned - j < IDENT_CHUNK ? t->npruned - j : IDENT_CHUNK;
@@ -926,19 +996,40 @@ static int yield_db(struct tw_store *st, int32_t next, uint32_t *n)
 }
 
 /*
+ * A store waits for room in a full table (wait_room): commit what the
+ * round has written, which makes it evictable (mark_written wakes the
+ * store), and go on with the rest (next) in a new transaction, keeping
+ * db_lock. The store waits for that commit only, not for the round.
+ */
+static int yield_room(struct tw_store *st, int32_t next, uint32_t *n)
+{
+	struct ident_table *t = tab(st);
+	int rc = store_commit(st);
+
+	if (rc != TW_OK)
+		return rc;
+	*n += mark_written(st, next, 0);
+	atomic_fetch_add(&t->n_yields, 1);
+	return store_begin(st);
+}
+
+/*
  * One round (flush_lock held): take the pending list (O(1), table lock),
  * write it (after a failed round's batch) in ONE transaction with the
  * table lock released, then mark it written (O(1) plus the pruned ids).
- * A writer waiting for db_lock splits the transaction (yield_db). On
- * failure what is not committed stays taken and the next round writes it
- * again first.
+ * A writer waiting for db_lock splits the transaction (yield_db), so does
+ * a store waiting for room (yield_room). On failure what is not committed
+ * stays taken and the next round writes it again first; so does the rest
+ * of a partial round (a store that found the table full and no round
+ * running: it writes the first IDENT_PARTIAL entries only, no sweep).
  */
-static int flush_round(struct tw_store *st)
+static int flush_round(struct tw_store *st, bool partial)
 {
 	struct ident_table *t = tab(st);
 	int64_t now = wall_us(), t0;
 	uint64_t upto, ns;
 	uint32_t n = 0, k = 0;
+	int32_t stop = -1;
 	int swept = 0;
 	bool do_sweep, locked = true;
 	int rc;
@@ -946,8 +1037,10 @@ static int flush_round(struct tw_store *st)
 	pthread_mutex_lock(&t->lock);
 	list_splice(t, &t->batch, &t->pending);
 	upto = t->seq++; /* from here on, changes to the batch go to copies */
+	if (!partial)
+		t->rest_left = false;
 	pthread_mutex_unlock(&t->lock);
-	do_sweep = t->sweep_more || now - t->last_expiry >= EXPIRY_SWEEP_US;
+	do_sweep = !partial && (t->sweep_more || now - t->last_expiry >= EXPIRY_SWEEP_US);
 	if (t->batch.n == 0 && !do_sweep)
 		return TW_OK;
 
@@ -964,6 +1057,13 @@ static int flush_round(struct tw_store *st)
 		if (rc == TW_OK && ++k % 16 == 0 && next >= 0 && atomic_load(&st->db_waiters) > 0) {
 			rc = yield_db(st, next, &n);
 			locked = rc == TW_OK;
+		} else if (rc == TW_OK && k % 16 == 0 && next >= 0 &&
+			   atomic_load(&t->room_waiters) > 0) {
+			rc = yield_room(st, next, &n);
+		}
+		if (rc == TW_OK && partial && k >= IDENT_PARTIAL && next >= 0) {
+			stop = next; /* the rest stays taken for the next round */
+			break;
 		}
 		i = next;
 	}
@@ -986,7 +1086,15 @@ static int flush_round(struct tw_store *st)
 		t->last_expiry = now;
 		t->sweep_more = swept >= STORE_SWEEP_ROWS;
 	}
-	n += mark_written(st, -1, upto);
+	n += mark_written(st, stop, upto);
+	if (stop >= 0) {
+		/* the write-behind thread writes the rest now, not at its
+		 * next period */
+		pthread_mutex_lock(&t->lock);
+		t->rest_left = true;
+		pthread_cond_signal(&t->cond);
+		pthread_mutex_unlock(&t->lock);
+	}
 	atomic_fetch_add(&t->n_rounds, 1);
 	atomic_fetch_add(&t->n_written, n);
 	atomic_fetch_add(&t->n_ns, ns);
@@ -1002,7 +1110,8 @@ int store_ident_flush(struct tw_store *st)
 	if (st->read_only || t->ent == NULL)
 		return TW_OK;
 	pthread_mutex_lock(&t->flush_lock);
-	rc = flush_round(st);
+	rc = flush_round(st, false);
+	round_ended(t);
 	pthread_mutex_unlock(&t->flush_lock);
 	return rc;
 }
@@ -1071,8 +1180,10 @@ static void *flusher(void *arg)
 			ts.tv_nsec -= 1000000000L;
 		}
 		/* a round per period, or sooner once flush_at entries are
-		 * pending (put signals that crossing, not every entry) */
-		while (!t->stop && t->pending.n < t->flush_at && !store_ahead_pending(st) &&
+		 * pending (put signals that crossing, not every entry) or a
+		 * store's partial round left the rest of its batch */
+		while (!t->stop && t->pending.n < t->flush_at && !t->rest_left &&
+		       !store_ahead_pending(st) &&
 		       pthread_cond_timedwait(&t->cond, &t->lock, &ts) != ETIMEDOUT)
 			;
 		if (t->stop)
@@ -1131,6 +1242,7 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&t->cond, &ca);
+	pthread_cond_init(&t->room, &ca);
 	pthread_condattr_destroy(&ca);
 	t->last_expiry = wall_us(); /* first sweep after a minute */
 
@@ -1176,6 +1288,10 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		rc = store_prepare(st->db, &st->id_q.r_rows,
 				   "SELECT rowid, id FROM reauth WHERE imsi = ?1"
 				   " ORDER BY created DESC", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.r_upd,
+				   "UPDATE OR REPLACE reauth SET id = ?2, state = ?3, created = ?4"
+				   " WHERE rowid = ?1", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.r_delr,
 				   "DELETE FROM reauth WHERE rowid = ?1", errbuf, errbuf_len);
@@ -1240,7 +1356,7 @@ void store_ident_free(struct tw_store *st)
 				&st->id_q.p_del, &st->id_q.p_rows, &st->id_q.p_upd,
 				&st->id_q.p_delr, &st->id_q.r_put,
 				&st->id_q.r_del, &st->id_q.r_expire, &st->id_q.r_rows,
-				&st->id_q.r_delr };
+				&st->id_q.r_upd, &st->id_q.r_delr };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);
@@ -1264,4 +1380,5 @@ void store_ident_free(struct tw_store *st)
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->flush_lock);
 	pthread_cond_destroy(&t->cond);
+	pthread_cond_destroy(&t->room);
 }

@@ -155,6 +155,14 @@ struct ident_table {
 	pthread_t thread;
 	bool thread_started, stop;
 	pthread_cond_t cond;       /* with lock: wakes the thread */
+	/* stores waiting for room in a full table (ident.c put): a round in
+	 * progress commits what it has written so far and wakes them (room,
+	 * with lock) instead of making them wait for the whole round;
+	 * rounds_ended (under lock) tells them a round ended, room or not */
+	pthread_cond_t room;
+	_Atomic int room_waiters;
+	uint64_t rounds_ended;
+	bool rest_left;            /* a partial round left entries taken (lock) */
 	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
 	bool sweep_more;           /* the last sweep hit its bound */
 	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
@@ -210,7 +218,7 @@ struct tw_store {
 	unsigned ahead_head, ahead_n;
 	struct {
 		sqlite3_stmt *p_put, *p_del, *p_rows, *p_upd, *p_delr;
-		sqlite3_stmt *r_put, *r_del, *r_expire, *r_rows, *r_delr;
+		sqlite3_stmt *r_put, *r_del, *r_expire, *r_rows, *r_upd, *r_delr;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 

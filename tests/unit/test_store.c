@@ -2177,6 +2177,76 @@ static void test_schema_migration(void)
 	tw_wipe(&s, sizeof(s));
 }
 
+/*
+ * Re-auth pruning takes rows over in place: once an IMSI has its two, a
+ * new id replaces the older one's row (an UPDATE, as for pseudonyms), so
+ * the IMSI never gets a third row, not even inside a round. Each close
+ * ends a write-behind round; rowids are the table's own (a fresh file:
+ * the first two rows are 1 and 2, an INSERT would make 3). The newest two
+ * are found, the rest are not, and a v2 file reopened keeps it so.
+ */
+static void test_reauth_in_place(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r1, got;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store *st;
+	char imsi[16], id[32];
+	bool ok = true;
+
+	db_remove();
+	random_imsi(imsi);
+	random_state(&r1, imsi, 50);
+	for (int i = 0; i < 6; i++) {
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		ops = tw_store_identity_ops(st);
+		if (i == 0) {
+			make_milenage(&s, imsi, amf, 0);
+			CHECK_OK(tw_store_sub_put(st, &s, false));
+		}
+		snprintf(id, sizeof(id), "8ip%d@x", i);
+		r1.counter = (uint16_t)i;
+		ok &= ops->reauth_store(ops->arg, ID(id), &r1) == TW_OK;
+		tw_store_close(st);
+		ok &= raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) ==
+		      (i == 0 ? 1 : 2);
+		ok &= raw_int("SELECT max(rowid) FROM reauth WHERE ?1 IS NOT NULL", imsi) ==
+		      (i == 0 ? 1 : 2);
+	}
+	CHECK(ok);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	for (int i = 0; i < 6; i++) {
+		snprintf(id, sizeof(id), "8ip%d@x", i);
+		if (i >= 4)
+			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_OK && got.counter == i;
+		else
+			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_ERR_NOTFOUND;
+	}
+	CHECK(ok);
+	/* the newest id stored again replaces its own row: both stay */
+	r1.counter = 77;
+	CHECK_OK(ops->reauth_store(ops->arg, ID("8ip5@x"), &r1));
+	tw_store_close(st);
+	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK(ops->reauth_lookup(ops->arg, ID("8ip5@x"), &got) == TW_OK && got.counter == 77);
+	CHECK(ops->reauth_lookup(ops->arg, ID("8ip4@x"), &got) == TW_OK && got.counter == 4);
+	tw_store_close(st);
+	tw_eap_reauth_state_wipe(&r1);
+	tw_eap_reauth_state_wipe(&got);
+	tw_wipe(&s, sizeof(s));
+}
+
 void test_main(void)
 {
 	snprintf(dir, sizeof(dir), "/tmp/twag-test-store-XXXXXX");
@@ -2196,6 +2266,7 @@ void test_main(void)
 	test_resync();
 	test_identity();
 	test_schema_migration();
+	test_reauth_in_place();
 	test_ident_threads();
 	test_ident_reader();
 	test_ident_random_fork();
