@@ -22,10 +22,8 @@
 
 enum { KEK_HEX = 2 * TW_STORE_KEK_LEN, KEK_FILE_MAX = KEK_HEX + 2 };
 
-static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
+/* errbuf gets the printf-style message (if there is room for one). */
+void store_say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -80,16 +78,16 @@ static int kek_read_fd(int fd, const char *path, uint8_t kek[static 32], char *e
 	int rc;
 
 	if (fstat(fd, &sb) != 0) {
-		say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
+		store_say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
 		return TW_ERR_IO;
 	}
 	if (!S_ISREG(sb.st_mode)) {
-		say(errbuf, errbuf_len, "KEK file %s: not a regular file", path);
+		store_say(errbuf, errbuf_len, "KEK file %s: not a regular file", path);
 		return TW_ERR_INVAL;
 	}
 	/* Like ssh with its private keys: a key others may read is no secret. */
 	if ((sb.st_mode & (S_IRWXG | S_IRWXO)) != 0) {
-		say(errbuf, errbuf_len,
+		store_say(errbuf, errbuf_len,
 		    "KEK file %s: mode %03o is open to group/others (chmod 600)", path,
 		    (unsigned)(sb.st_mode & 0777));
 		return TW_ERR_INVAL;
@@ -100,7 +98,7 @@ static int kek_read_fd(int fd, const char *path, uint8_t kek[static 32], char *e
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
+			store_say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
 			rc = TW_ERR_IO;
 			goto out;
 		}
@@ -110,7 +108,7 @@ static int kek_read_fd(int fd, const char *path, uint8_t kek[static 32], char *e
 	}
 	rc = kek_parse(buf, len, kek);
 	if (rc != TW_OK)
-		say(errbuf, errbuf_len, "KEK file %s: expected exactly 64 hex digits", path);
+		store_say(errbuf, errbuf_len, "KEK file %s: expected exactly 64 hex digits", path);
 out:
 	tw_wipe(buf, sizeof(buf));
 	return rc;
@@ -123,7 +121,7 @@ static int kek_read(const char *path, uint8_t kek[static 32], char *errbuf,
 	int rc;
 
 	if (fd < 0) {
-		say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
+		store_say(errbuf, errbuf_len, "KEK file %s: %s", path, strerror(errno));
 		return TW_ERR_IO;
 	}
 	rc = kek_read_fd(fd, path, kek, errbuf, errbuf_len);
@@ -169,18 +167,18 @@ static int kek_create(const char *path, uint8_t kek[static 32], char *errbuf,
 	size_t off = 0;
 
 	if (asprintf(&tmp, "%s.XXXXXX", path) < 0) {
-		say(errbuf, errbuf_len, "out of memory");
+		store_say(errbuf, errbuf_len, "out of memory");
 		return TW_ERR_NOMEM;
 	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
-		say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path, strerror(errno));
+		store_say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path, strerror(errno));
 		rc = TW_ERR_IO;
 		goto out;
 	}
 	rc = store_random(kek, TW_STORE_KEK_LEN);
 	if (rc != TW_OK) {
-		say(errbuf, errbuf_len, "getrandom failed");
+		store_say(errbuf, errbuf_len, "getrandom failed");
 		goto out;
 	}
 	tw_hex_encode(hex, kek, TW_STORE_KEK_LEN);
@@ -201,7 +199,7 @@ static int kek_create(const char *path, uint8_t kek[static 32], char *errbuf,
 	if (rc == TW_OK && (fchmod(fd, 0600) != 0 || fsync(fd) != 0))
 		rc = TW_ERR_IO;
 	if (rc != TW_OK) {
-		say(errbuf, errbuf_len, "KEK file %s: cannot write: %s", path, strerror(errno));
+		store_say(errbuf, errbuf_len, "KEK file %s: cannot write: %s", path, strerror(errno));
 		goto out;
 	}
 	if (link(tmp, path) != 0) {
@@ -210,14 +208,14 @@ static int kek_create(const char *path, uint8_t kek[static 32], char *errbuf,
 			tw_wipe(kek, TW_STORE_KEK_LEN);
 			rc = kek_read(path, kek, errbuf, errbuf_len);
 		} else {
-			say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path,
+			store_say(errbuf, errbuf_len, "KEK file %s: cannot create: %s", path,
 			    strerror(errno));
 			rc = TW_ERR_IO;
 		}
 		goto out;
 	}
 	if (sync_dir(path) != TW_OK) {
-		say(errbuf, errbuf_len, "KEK file %s: cannot sync its directory", path);
+		store_say(errbuf, errbuf_len, "KEK file %s: cannot sync its directory", path);
 		rc = TW_ERR_IO; /* the file stays: it may be durable, and is the KEK */
 	}
 out:
@@ -249,15 +247,15 @@ int tw_store_kek_load(const char *kek_file, const char *db_path, bool create,
 	if (env != NULL) {
 		rc = kek_parse(env, strlen(env), kek);
 		if (rc != TW_OK)
-			say(errbuf, errbuf_len, "TWAG_KEK: expected exactly 64 hex digits");
+			store_say(errbuf, errbuf_len, "TWAG_KEK: expected exactly 64 hex digits");
 		return rc;
 	}
 	if (db_path == NULL) {
-		say(errbuf, errbuf_len, "no KEK: give a KEK file or TWAG_KEK");
+		store_say(errbuf, errbuf_len, "no KEK: give a KEK file or TWAG_KEK");
 		return TW_ERR_INVAL;
 	}
 	if (asprintf(&path, "%s.kek", db_path) < 0) {
-		say(errbuf, errbuf_len, "out of memory");
+		store_say(errbuf, errbuf_len, "out of memory");
 		return TW_ERR_NOMEM;
 	}
 	if (access(path, F_OK) == 0 || !create)

@@ -99,20 +99,6 @@ static const char cols[] =
 	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
 	" seq_he, sqn_reserved, gen";
 
-static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (errbuf == NULL || errbuf_len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(errbuf, errbuf_len, fmt, ap);
-	va_end(ap);
-}
-
 static int64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -853,7 +839,7 @@ static int exec(struct tw_store *st, const char *sql, char *errbuf, size_t errbu
 	int rc = sqlite3_exec(st->db, sql, NULL, NULL, &msg);
 
 	if (rc != SQLITE_OK) {
-		say(errbuf, errbuf_len, "%s: %s", st->read_only ? "open" : "database",
+		store_say(errbuf, errbuf_len, "%s: %s", st->read_only ? "open" : "database",
 		    msg != NULL ? msg : sqlite3_errstr(rc));
 		sqlite3_free(msg);
 		return store_sqlite_err(rc) == TW_OK ? TW_ERR_IO : store_sqlite_err(rc);
@@ -867,7 +853,7 @@ int store_prepare(sqlite3 *c, sqlite3_stmt **q, const char *sql, char *errbuf,
 	int rc = sqlite3_prepare_v3(c, sql, -1, SQLITE_PREPARE_PERSISTENT, q, NULL);
 
 	if (rc != SQLITE_OK) {
-		say(errbuf, errbuf_len, "prepare: %s", sqlite3_errmsg(c));
+		store_say(errbuf, errbuf_len, "prepare: %s", sqlite3_errmsg(c));
 		return TW_ERR_IO;
 	}
 	return TW_OK;
@@ -909,13 +895,13 @@ static int open_reader(struct tw_store *st, const char *path, unsigned busy_ms, 
 		rc = sqlite3_open_v2(path, &st->rd, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
 				     NULL);
 		if (rc != SQLITE_OK) {
-			say(errbuf, errbuf_len, "%s: %s", path,
+			store_say(errbuf, errbuf_len, "%s: %s", path,
 			    st->rd != NULL ? sqlite3_errmsg(st->rd) : sqlite3_errstr(rc));
 			return TW_ERR_IO;
 		}
 		sqlite3_busy_timeout(st->rd, (int)busy_ms);
 		if (sqlite3_exec(st->rd, "PRAGMA query_only = 1", NULL, NULL, NULL) != SQLITE_OK) {
-			say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->rd));
+			store_say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->rd));
 			return TW_ERR_IO;
 		}
 	}
@@ -956,13 +942,13 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	sqlite3_finalize(q);
 	q = NULL;
 	if (rc != SQLITE_OK) {
-		say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+		store_say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
 		rc = TW_ERR_IO;
 		goto out;
 	}
 	if (!have) {
 		if (st->read_only) {
-			say(errbuf, errbuf_len, "not a twag store (no meta table)");
+			store_say(errbuf, errbuf_len, "not a twag store (no meta table)");
 			rc = TW_ERR_IO;
 			goto out;
 		}
@@ -984,7 +970,7 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		sqlite3_finalize(q);
 		q = NULL;
 		if (rc != SQLITE_OK) {
-			say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+			store_say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
 			rc = TW_ERR_IO;
 			goto out;
 		}
@@ -994,7 +980,7 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 				" (SELECT value FROM meta WHERE name = 'kek_check')",
 				-1, &q, NULL);
 	if (rc != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW) {
-		say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+		store_say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
 		rc = TW_ERR_IO;
 		goto out;
 	}
@@ -1003,14 +989,14 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	 * as it is (nothing reads the new column); for writing, migrated
 	 * below, in this transaction */
 	if (version != STORE_SCHEMA_VERSION && version != 1) {
-		say(errbuf, errbuf_len, "schema version %d not supported (this is %d)",
+		store_say(errbuf, errbuf_len, "schema version %d not supported (this is %d)",
 		    version, STORE_SCHEMA_VERSION);
 		rc = TW_ERR_INVAL;
 		goto out;
 	}
 	wlen = (size_t)sqlite3_column_bytes(q, 1);
 	if (wlen != sizeof(wrapped) || sqlite3_column_blob(q, 1) == NULL) {
-		say(errbuf, errbuf_len, "database: bad KEK check value");
+		store_say(errbuf, errbuf_len, "database: bad KEK check value");
 		rc = TW_ERR_IO;
 		goto out;
 	}
@@ -1019,7 +1005,7 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	rc = tw_keywrap_unwrap_ctx(&st->kek, plain, sizeof(plain), &plen, wrapped, wlen);
 	if (rc != TW_OK || plen != sizeof(plain) ||
 	    !tw_ct_eq(plain, kek_check_plain, sizeof(plain))) {
-		say(errbuf, errbuf_len, "the database was created under another KEK");
+		store_say(errbuf, errbuf_len, "the database was created under another KEK");
 		rc = TW_ERR_AUTH;
 		goto out;
 	}
@@ -1054,7 +1040,7 @@ static int journal_wal(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	}
 	sqlite3_finalize(q);
 	if (!wal) {
-		say(errbuf, errbuf_len, "cannot switch to WAL mode: %s", sqlite3_errmsg(st->db));
+		store_say(errbuf, errbuf_len, "cannot switch to WAL mode: %s", sqlite3_errmsg(st->db));
 		return TW_ERR_IO;
 	}
 	/* the commit of a reservation is the promise that no SQN repeats:
@@ -1088,7 +1074,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 		return TW_ERR_INVAL;
 	*out = NULL;
 	if (o == NULL || o->path == NULL || o->kek == NULL) {
-		say(errbuf, errbuf_len, "no database path or KEK");
+		store_say(errbuf, errbuf_len, "no database path or KEK");
 		return TW_ERR_INVAL;
 	}
 	st = calloc(1, sizeof(*st));
@@ -1112,7 +1098,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	/* C.1.2: this node's slots must exist in an IND of ind_bits bits */
 	if (st->ind_bits > TW_SQN_IND_BITS_MAX || st->ind_count == 0 ||
 	    st->ind_first + st->ind_count > (1u << st->ind_bits)) {
-		say(errbuf, errbuf_len, "IND slots %u..%u do not fit %u IND bits", st->ind_first,
+		store_say(errbuf, errbuf_len, "IND slots %u..%u do not fit %u IND bits", st->ind_first,
 		    st->ind_first + st->ind_count - 1, st->ind_bits);
 		free(st);
 		return TW_ERR_INVAL;
@@ -1127,7 +1113,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 		goto fail;
 	rc = store_random(st->hash_key, sizeof(st->hash_key));
 	if (rc != TW_OK) {
-		say(errbuf, errbuf_len, "getrandom failed");
+		store_say(errbuf, errbuf_len, "getrandom failed");
 		goto fail;
 	}
 
@@ -1141,7 +1127,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	if (rc != SQLITE_OK) {
 		int en = st->db != NULL ? sqlite3_system_errno(st->db) : 0;
 
-		say(errbuf, errbuf_len, "%s: %s%s%s", o->path,
+		store_say(errbuf, errbuf_len, "%s: %s%s%s", o->path,
 		    st->db != NULL ? sqlite3_errmsg(st->db) : sqlite3_errstr(rc),
 		    en != 0 ? ": " : "", en != 0 ? strerror(en) : "");
 		rc = rc == SQLITE_NOMEM ? TW_ERR_NOMEM : TW_ERR_IO;
@@ -1233,7 +1219,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	return TW_OK;
 fail:
 	if (errbuf != NULL && errbuf_len > 0 && errbuf[0] == '\0')
-		say(errbuf, errbuf_len, "%s", tw_strerror(rc));
+		store_say(errbuf, errbuf_len, "%s", tw_strerror(rc));
 	tw_store_close(st);
 	return rc;
 }

@@ -286,4 +286,8 @@ TW_MUST_CHECK int store_prepare(sqlite3 *c, sqlite3_stmt **q, const char *sql, c
 /* getrandom(2), all of len. TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_random(void *out, size_t len);
 
+/* Writes a printf-style message into errbuf (kek.c); NULL/0 is ignored. */
+void store_say(char *errbuf, size_t errbuf_len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 #endif
