@@ -99,6 +99,23 @@ size_t tv_hex(const struct tv_case *c, const char *key, uint8_t *out,
 	return len;
 }
 
+size_t tv_bytes(const struct tv_case *c, const char *key, uint8_t *out,
+		size_t max)
+{
+	const struct tv_kv *kv = find(c, key);
+	char msg[160];
+	size_t n;
+
+	if (kv == NULL || !kv->quoted)
+		return tv_hex(c, key, out, max);
+	n = strlen(kv->val);
+	snprintf(msg, sizeof(msg), "vector field '%s' is at most %zu bytes", key, max);
+	if (!tw_check(n <= max, c->path, kv->line, msg))
+		return 0;
+	memcpy(out, kv->val, n);
+	return n;
+}
+
 long tv_int(const struct tv_case *c, const char *key, long def)
 {
 	const struct tv_kv *kv = find(c, key);

@@ -50,6 +50,10 @@ const char *tv_str(const struct tv_case *c, const char *key);
  * recorded if absent, malformed or longer than max. */
 size_t tv_hex(const struct tv_case *c, const char *key, uint8_t *out,
 	      size_t max);
+/* A value as bytes: "quoted text" verbatim, else hex (as tv_hex). Returns
+ * its length, or 0 with a failure recorded (absent, malformed, over max). */
+size_t tv_bytes(const struct tv_case *c, const char *key, uint8_t *out,
+		size_t max);
 /* Decimal value, or def if absent. */
 long tv_int(const struct tv_case *c, const char *key, long def);
 /* Compares got[0..len) to the hex under key; one assertion. */

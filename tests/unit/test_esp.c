@@ -23,27 +23,12 @@ enum { BUF = 4096 };
 
 /* ---- known answers ---- */
 
-static size_t field(const struct tv_case *c, const char *key, uint8_t *out,
-		    size_t max)
-{
-	for (int i = 0; i < c->nkv; i++) {
-		if (strcmp(c->kv[i].key, key) == 0 && c->kv[i].quoted) {
-			size_t n = strlen(c->kv[i].val);
-
-			if (!CHECK(n <= max))
-				return 0;
-			memcpy(out, c->kv[i].val, n);
-			return n;
-		}
-	}
-	return tv_hex(c, key, out, max);
-}
 
 static void cbc_case(const struct tv_case *c)
 {
 	uint8_t key[32], iv[16], pt[128], buf[128];
 	size_t kn = tv_hex(c, "key", key, sizeof(key));
-	size_t n = field(c, "plaintext", pt, sizeof(pt));
+	size_t n = tv_bytes(c, "plaintext", pt, sizeof(pt));
 	struct tw_aes_ctx aes;
 
 	CHECK(tv_hex(c, "iv", iv, 16) == 16);
@@ -208,8 +193,8 @@ static void gcm4106_case(const struct tv_case *c)
 {
 	uint8_t key[36], iv[8], aad[64], pt[128], ct[160], out[160], nonce[12];
 	size_t kn = tv_hex(c, "key", key, sizeof(key));
-	size_t an = tv_has(c, "aad") ? field(c, "aad", aad, sizeof(aad)) : 0;
-	size_t pn = tv_has(c, "plaintext") ? field(c, "plaintext", pt, sizeof(pt)) : 0;
+	size_t an = tv_has(c, "aad") ? tv_bytes(c, "aad", aad, sizeof(aad)) : 0;
+	size_t pn = tv_has(c, "plaintext") ? tv_bytes(c, "plaintext", pt, sizeof(pt)) : 0;
 	size_t cn = tv_hex(c, "ciphertext", ct, sizeof(ct));
 	size_t icv = cn - pn;
 	struct tw_gcm_ctx g;

@@ -10,27 +10,11 @@
 #include "twag/bytes.h"
 #include "twag/md5.h"
 
-/* A field that is either "quoted text" or hex. */
-static size_t field(const struct tv_case *c, const char *key, uint8_t *out,
-		    size_t max)
-{
-	for (int i = 0; i < c->nkv; i++) {
-		if (strcmp(c->kv[i].key, key) == 0 && c->kv[i].quoted) {
-			size_t n = strlen(c->kv[i].val);
-
-			if (!CHECK(n <= max))
-				return 0;
-			memcpy(out, c->kv[i].val, n);
-			return n;
-		}
-	}
-	return tv_hex(c, key, out, max);
-}
 
 static void md5_case(const struct tv_case *c)
 {
 	uint8_t msg[128], d[16], d2[16];
-	size_t n = field(c, "msg", msg, sizeof(msg));
+	size_t n = tv_bytes(c, "msg", msg, sizeof(msg));
 	struct tw_md5_ctx ctx;
 
 	tw_md5(d, msg, n);
@@ -52,8 +36,8 @@ static void md5_case(const struct tv_case *c)
 static void hmac_case(const struct tv_case *c)
 {
 	uint8_t key[128], data[128], mac[16];
-	size_t kn = field(c, "key", key, sizeof(key));
-	size_t dn = field(c, "data", data, sizeof(data));
+	size_t kn = tv_bytes(c, "key", key, sizeof(key));
+	size_t dn = tv_bytes(c, "data", data, sizeof(data));
 	struct tw_hmac_md5_ctx ctx;
 
 	tw_hmac_md5(mac, key, kn, data, dn);

@@ -52,22 +52,6 @@ static void ossl_hmac_md5(uint8_t out[16], const uint8_t *key, size_t kl,
 	      n == 16);
 }
 
-/* A value that is either "quoted text" or hex. */
-static size_t field(const struct tv_case *c, const char *key, uint8_t *out,
-		    size_t max)
-{
-	for (int i = 0; i < c->nkv; i++) {
-		if (strcmp(c->kv[i].key, key) == 0 && c->kv[i].quoted) {
-			size_t n = strlen(c->kv[i].val);
-
-			if (!CHECK(n <= max))
-				return 0;
-			memcpy(out, c->kv[i].val, n);
-			return n;
-		}
-	}
-	return tv_hex(c, key, out, max);
-}
 
 static bool attr_is(const struct tw_radius_pkt *p, uint8_t type,
 		    const uint8_t *v, size_t len)
@@ -106,26 +90,26 @@ static void rfc_case(const struct tv_case *c)
 	}
 	CHECK(sum == pl);
 	if (tv_has(c, "user_name")) {
-		n = field(c, "user_name", v, sizeof(v));
+		n = tv_bytes(c, "user_name", v, sizeof(v));
 		CHECK(attr_is(&p, TW_RADIUS_USER_NAME, v, n));
 	}
 	if (tv_has(c, "reply_message")) {
-		n = field(c, "reply_message", v, sizeof(v));
+		n = tv_bytes(c, "reply_message", v, sizeof(v));
 		CHECK(attr_is(&p, TW_RADIUS_REPLY_MESSAGE, v, n));
 	}
 	if (tv_has(c, "state")) {
-		n = field(c, "state", v, sizeof(v));
+		n = tv_bytes(c, "state", v, sizeof(v));
 		CHECK(attr_is(&p, TW_RADIUS_STATE, v, n));
 	}
 	if (tv_has(c, "secret"))
-		sl = field(c, "secret", secret, sizeof(secret));
+		sl = tv_bytes(c, "secret", secret, sizeof(secret));
 	if (tv_has(c, "password")) {
 		/* RFC 2865 §5.2: c(1) = p(1) ^ MD5(S + RA): checks the
 		 * transcription of the vector, independently of the codec. */
 		const struct tw_radius_attr *a = tw_radius_find(&p, 2);
 		uint8_t bk[16], pw[16] = { 0 };
 
-		n = field(c, "password", v, sizeof(v));
+		n = tv_bytes(c, "password", v, sizeof(v));
 		if (CHECK(a != NULL && a->len == 16 && n <= 16)) {
 			memcpy(pw, v, n);
 			ossl_md5(bk, secret, sl, pkt + 4, 16, NULL, 0);

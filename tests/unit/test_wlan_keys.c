@@ -32,22 +32,6 @@ static const unsigned ciphers[] = { 4, 8, 9, 10 };
 #define N_AKMS (sizeof(akms) / sizeof(akms[0]))
 #define N_CIPHERS (sizeof(ciphers) / sizeof(ciphers[0]))
 
-/* A vector value as bytes: "quoted text" verbatim, else hex. */
-static size_t tv_bytes(const struct tv_case *c, const char *key, uint8_t *out,
-		       size_t max)
-{
-	for (int i = 0; i < c->nkv; i++) {
-		if (strcmp(c->kv[i].key, key) != 0 || !c->kv[i].quoted)
-			continue;
-		size_t n = strlen(c->kv[i].val);
-
-		if (!CHECK(n <= max))
-			return 0;
-		memcpy(out, c->kv[i].val, n);
-		return n;
-	}
-	return tv_hex(c, key, out, max);
-}
 
 static int mic_version(unsigned akm)
 {
