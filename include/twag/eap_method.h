@@ -54,6 +54,7 @@ enum {
 	TW_EAP_PSEUDONYM_MAX = 253,  /* any NAI: RFC 4186 A.5 sends 70 octets */
 	TW_EAP_SESSION_ID_MAX = 65,  /* 0x12 | 3 * RAND | NONCE_MT */
 	TW_EAP_GEN_ID_RANDOM = 16,   /* characters of randomness in a minted id */
+	TW_EAP_GEN_ID_BODY_MAX = 64, /* characters of ops->mint_body */
 	TW_EAP_DEFAULT_REAUTH_LIMIT = 16,
 	/* A sound packet of these methods is far below this; engines reject a
 	 * caller buffer smaller than it with TW_ERR_OVERFLOW up front. */
@@ -128,6 +129,13 @@ struct tw_eap_identity_ops {
 	int (*reauth_remove)(void *arg, const uint8_t *id, size_t len);
 	/* len cryptographically random octets (NONCE_S, IV, minted ids) */
 	int (*random)(void *arg, uint8_t *out, size_t len);
+	/* optional: the characters of an id minted for imsi, between its
+	 * leading digit and its realm (at most TW_EAP_GEN_ID_BODY_MAX, from
+	 * [0-9a-z]); NULL: TW_EAP_GEN_ID_RANDOM random ones. The subscriber
+	 * store makes them carry the IMSI encrypted, so that it finds the
+	 * id's row by IMSI (store.h). */
+	int (*mint_body)(void *arg, const char *imsi, size_t imsi_len, uint8_t *out,
+			 size_t max, size_t *out_len);
 };
 
 /* Identity policy of a server (RFC 4187 §4.1.6, RFC 4186 §4.2.6). */
@@ -208,13 +216,15 @@ TW_MUST_CHECK int tw_eap_session_id(struct tw_eap_keys *k, uint8_t type,
 				    const uint8_t *b, size_t b_len);
 
 /*
- * Mints an identity: the method's leading digit for kind, then
- * TW_EAP_GEN_ID_RANDOM characters [0-9a-z] from ops->random, then
+ * Mints an identity for imsi: the method's leading digit for kind, then
+ * ops->mint_body's characters when the ops have it (else
+ * TW_EAP_GEN_ID_RANDOM characters [0-9a-v] from ops->random), then
  * "@realm" when with_realm and a realm is set. Returns TW_OK,
  * TW_ERR_OVERFLOW, TW_ERR_INVAL, or the random callback's error.
  */
 TW_MUST_CHECK int tw_eap_mint_id(const struct tw_eap_server_cfg *cfg,
 				 uint8_t method, uint8_t kind, bool with_realm,
+				 const char *imsi, size_t imsi_len,
 				 uint8_t *out, size_t max, size_t *out_len);
 
 /* The peer's identity for a method: re-auth id if allow_reauth and one is

@@ -122,7 +122,8 @@ static int ask_identity(struct tw_aka_server_ctx *s, uint8_t attr, uint8_t *out,
 static int mint(struct tw_aka_server_ctx *s, uint8_t kind, bool with_realm,
 		uint8_t *id, size_t max, size_t *len)
 {
-	return tw_eap_mint_id(s->cfg, s->method, kind, with_realm, id, max, len);
+	return tw_eap_mint_id(s->cfg, s->method, kind, with_realm, s->ids.imsi,
+			      s->ids.imsi_len, id, max, len);
 }
 
 /* RFC 4187 §5.4, RFC 9048 §3.3: EAP-Request/AKA-Reauthentication with

@@ -49,36 +49,49 @@ int tw_eap_session_id(struct tw_eap_keys *k, uint8_t type, const uint8_t *a,
 }
 
 int tw_eap_mint_id(const struct tw_eap_server_cfg *cfg, uint8_t method,
-		   uint8_t kind, bool with_realm, uint8_t *out, size_t max,
-		   size_t *out_len)
+		   uint8_t kind, bool with_realm, const char *imsi,
+		   size_t imsi_len, uint8_t *out, size_t max, size_t *out_len)
 {
 	/* 32 symbols: each random octet gives 5 unbiased bits */
 	static const char alphabet[] = "0123456789abcdefghijklmnopqrstuv";
-	uint8_t rnd[TW_EAP_GEN_ID_RANDOM];
-	size_t len = 1 + TW_EAP_GEN_ID_RANDOM;
+	uint8_t body[TW_EAP_GEN_ID_BODY_MAX];
+	size_t len, body_len = 0;
 	char digit = tw_eap_id_digit(method, kind);
 	int rc;
 
 	if (cfg == NULL || cfg->ops == NULL || cfg->ops->random == NULL ||
-	    out == NULL || out_len == NULL || digit == 0)
+	    out == NULL || out_len == NULL || digit == 0 ||
+	    (imsi == NULL && imsi_len))
 		return TW_ERR_INVAL;
-	if (with_realm && cfg->realm != NULL && cfg->realm_len)
-		len += 1 + cfg->realm_len;
-	if (len > max || len > TW_EAP_ID_MAX)
-		return TW_ERR_OVERFLOW;
-	rc = cfg->ops->random(cfg->ops->arg, rnd, sizeof(rnd));
+	if (cfg->ops->mint_body != NULL) {
+		rc = cfg->ops->mint_body(cfg->ops->arg, imsi, imsi_len, body,
+					 sizeof(body), &body_len);
+		if (rc == TW_OK && (body_len == 0 || body_len > sizeof(body)))
+			rc = TW_ERR_INVAL;
+	} else {
+		body_len = TW_EAP_GEN_ID_RANDOM;
+		rc = cfg->ops->random(cfg->ops->arg, body, body_len);
+		for (size_t i = 0; rc == TW_OK && i < body_len; i++)
+			body[i] = (uint8_t)alphabet[body[i] & 31];
+	}
 	if (rc != TW_OK)
 		goto out;
+	len = 1 + body_len;
+	if (with_realm && cfg->realm != NULL && cfg->realm_len)
+		len += 1 + cfg->realm_len;
+	if (len > max || len > TW_EAP_ID_MAX) {
+		rc = TW_ERR_OVERFLOW;
+		goto out;
+	}
 	out[0] = (uint8_t)digit;
-	for (size_t i = 0; i < sizeof(rnd); i++)
-		out[1 + i] = (uint8_t)alphabet[rnd[i] & 31];
-	if (len > 1 + TW_EAP_GEN_ID_RANDOM) {
-		out[1 + TW_EAP_GEN_ID_RANDOM] = '@';
-		memcpy(out + 2 + TW_EAP_GEN_ID_RANDOM, cfg->realm, cfg->realm_len);
+	memcpy(out + 1, body, body_len);
+	if (len > 1 + body_len) {
+		out[1 + body_len] = '@';
+		memcpy(out + 2 + body_len, cfg->realm, cfg->realm_len);
 	}
 	*out_len = len;
 out:
-	tw_wipe(rnd, sizeof(rnd));
+	tw_wipe(body, sizeof(body));
 	return rc;
 }
 

@@ -199,7 +199,7 @@ static int next_ids(struct tw_eap_sim_server *s, bool pseudonym)
 		/* a pseudonym is a user name; the peer adds its realm
 		 * (RFC 4186 §10.11) */
 		rc = tw_eap_mint_id(cfg, TW_EAP_TYPE_SIM, TW_NAI_PSEUDONYM, false,
-				    s->next_pseudonym, sizeof(s->next_pseudonym),
+				    s->ids.imsi, s->ids.imsi_len, s->next_pseudonym, sizeof(s->next_pseudonym),
 				    &s->next_pseudonym_len);
 		if (rc != TW_OK)
 			return rc;
@@ -207,7 +207,7 @@ static int next_ids(struct tw_eap_sim_server *s, bool pseudonym)
 	if (cfg->fast_reauth && cfg->ops->reauth_store != NULL) {
 		/* RFC 4186 §10.12: the whole NAI, realm included */
 		rc = tw_eap_mint_id(cfg, TW_EAP_TYPE_SIM, TW_NAI_REAUTH, true,
-				    s->next_reauth_id, sizeof(s->next_reauth_id),
+				    s->ids.imsi, s->ids.imsi_len, s->next_reauth_id, sizeof(s->next_reauth_id),
 				    &s->next_reauth_id_len);
 		if (rc != TW_OK)
 			return rc;
