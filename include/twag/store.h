@@ -68,6 +68,8 @@ struct tw_store_opts {
 				   * TW_ERR_IO (0: 200 ms; the CLI uses more) */
 	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 65536) */
 	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
+	unsigned sweep_ms;       /* ms between sweeps of expired re-auth
+				  * state from the database (0: 60000) */
 	/* AUTS that do not move SEQ_HE (bad MAC-S, or a valid but stale or
 	 * replayed one) per resync_window s, a budget of their own (0: 10) */
 	unsigned resync_bad_max;

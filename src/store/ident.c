@@ -24,16 +24,20 @@
  * the table is one array, chained by index.
  *
  * Re-auth contexts hold K_encr, K_aut, MK / K_re: in memory and on disk
- * they exist only wrapped under the KEK (RFC 5649, fixed serialisation
- * below); they are unwrapped per lookup into the caller's struct.
+ * they exist only sealed under a key from the KEK (AES-256-GCM with a
+ * synthetic IV, fixed serialisation below); they are opened per lookup
+ * into the caller's struct.
  *
  * Pseudonyms are one-time (§4.1.1.7): the newest two per IMSI are kept (the
  * peer may not have received the newest one), older ones are pruned. So
  * are re-auth ids (RFC 4187 §5.4: the peer uses the last next_reauth_id
  * it received; the one before covers a lost message): every full
- * authentication stores a fresh one, and without pruning an IMSI would
- * collect one row per attach for the whole TTL. Their rows carry the IMSI
- * in the clear beside the wrapped state (schema 2), as pseudonym rows do.
+ * authentication stores a fresh one. On disk (schema 3) an IMSI's four
+ * ids are one row of table ident, keyed by the IMSI: the ids this store
+ * mints carry their IMSI encrypted (mint_body), so a miss finds its row by
+ * that key, and a write-behind round reads and writes one row per
+ * attach, with no other index to keep (schema 2 kept a row per id with
+ * three indexes: about three times the SQLite work per attach).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -45,10 +49,11 @@
 
 #include "store_internal.h"
 #include "twag/bytes.h"
-#include "twag/keywrap.h"
+#include "twag/gcm.h"
+#include "twag/hmac.h"
 
 /*
- * Re-auth state serialisation (format 2, 129 octets, then RFC 5649-wrapped):
+ * Re-auth state serialisation (format 2, 129 octets, then sealed: seal_state):
  *   0 format(2) | 1 method | 2 imsi_len | 3..17 imsi (zero-padded) |
  *   18..19 counter (be16) | 20..35 k_encr | 36 k_aut_len | 37..68 k_aut |
  *   69..88 mk | 89..120 k_re | 121..128 gen (be64)
@@ -56,7 +61,7 @@
  * replace (a new card, new keys) changes it, and the old card's fast
  * re-authentication chain ends there (inside the wrap: not forgeable).
  */
-enum { SER_FORMAT = 2, EXPIRY_SWEEP_US = 60 * 1000000, RND_BUF = 512, RND_DIRECT = 64 };
+enum { SER_FORMAT = 2, RND_BUF = 512, RND_DIRECT = 64 };
 
 static int64_t wall_us(void)
 {
@@ -128,6 +133,317 @@ static int64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* ---- minted ids: the IMSI inside, encrypted (schema 3) ------------------- */
+
+/*
+ * The body of every id this store mints (ops->mint_body, between the
+ * leading digit and the realm) is one AES-128 block under st->id_key in
+ * 26 characters [0-9a-v] (5 bits each, most significant first; the 2 bits
+ * left over are zero):
+ *   0 IMSI length | 1..8 IMSI digits, two per octet, high nibble first,
+ *   0xf fill (BCD) | 9 zero | 10..15 random
+ * So a look-up that misses memory finds the id's row by the IMSI it
+ * decrypts to (the one key of table ident), and compares the id with
+ * those the row holds: the encryption names the row, it proves nothing.
+ * The random octets make every id of an IMSI look unrelated to the others
+ * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable), and ids of two
+ * IMSIs never collide (a permutation). This is the scheme of 3GPP TS
+ * 33.234 §6.1.1.1 (an encrypted IMSI as the temporary identity), with a
+ * random fill in the block instead of ECB over the bare IMSI.
+ */
+static const char b32_alphabet[] = "0123456789abcdefghijklmnopqrstuv";
+
+static int b32_val(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'v')
+		return c - 'a' + 10;
+	return -1;
+}
+
+static void b32_enc(const uint8_t in[16], uint8_t out[STORE_ID_BODY_LEN])
+{
+	unsigned acc = 0, bits = 0;
+	size_t o = 0;
+
+	for (size_t i = 0; i < 16; i++) {
+		acc = (acc << 8 | in[i]) & 0xfff;
+		bits += 8;
+		while (bits >= 5) {
+			bits -= 5;
+			out[o++] = (uint8_t)b32_alphabet[(acc >> bits) & 31];
+		}
+	}
+	out[o] = (uint8_t)b32_alphabet[(acc << (5 - bits)) & 31]; /* bits == 3 */
+}
+
+static bool b32_dec(const uint8_t in[STORE_ID_BODY_LEN], uint8_t out[16])
+{
+	unsigned acc = 0, bits = 0;
+	size_t o = 0;
+
+	for (size_t i = 0; i < STORE_ID_BODY_LEN; i++) {
+		int v = b32_val(in[i]);
+
+		if (v < 0)
+			return false;
+		acc = (acc << 5 | (unsigned)v) & 0x1fff;
+		bits += 5;
+		if (bits >= 8 && o < 16) {
+			bits -= 8;
+			out[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	/* one spelling per block: the 2 bits past the 128 are zero */
+	return o == 16 && bits == 2 && (acc & 3) == 0;
+}
+
+/* The keys of schema 3 from the KEK, each HMAC-SHA-256(KEK, its label):
+ * minted ids (AES-128, the first 16 octets), re-auth state (AES-256-GCM)
+ * and its synthetic IVs (HMAC-SHA-256). */
+static const char label_id[] = "twag store: key of minted identities (schema 3)";
+static const char label_state[] = "twag store: key of re-auth state (schema 3)";
+static const char label_state_iv[] = "twag store: IV key of re-auth state (schema 3)";
+
+int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
+{
+	uint8_t k[32];
+	int rc;
+
+	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_id, sizeof(label_id) - 1);
+	rc = tw_aes_init(&st->id_key, k, 16);
+	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_state, sizeof(label_state) - 1);
+	if (rc == TW_OK)
+		rc = tw_gcm_init(&st->state_key, k, 32);
+	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_state_iv,
+		       sizeof(label_state_iv) - 1);
+	tw_hmac_sha256_init(&st->state_iv_key, k, 32);
+	tw_wipe(k, sizeof(k));
+	return rc;
+}
+
+static int random_cb(void *arg, uint8_t *out, size_t len);
+
+static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out, size_t max,
+		     size_t *out_len)
+{
+	struct tw_store *st = arg;
+	uint8_t b[16], c[16];
+	int rc;
+
+	if (st == NULL || imsi == NULL || out == NULL || out_len == NULL ||
+	    imsi_len < TW_IMSI_MIN_LEN || imsi_len > TW_IMSI_MAX_LEN || !digits(imsi, imsi_len))
+		return TW_ERR_INVAL;
+	if (max < STORE_ID_BODY_LEN)
+		return TW_ERR_OVERFLOW;
+	memset(b, 0xff, 9);
+	b[0] = (uint8_t)imsi_len;
+	for (size_t i = 0; i < imsi_len; i++) {
+		unsigned d = (unsigned)(imsi[i] - '0');
+
+		b[1 + i / 2] = (uint8_t)(i % 2 ? (b[1 + i / 2] & 0xf0) | d : d << 4 | 0x0f);
+	}
+	b[9] = 0;
+	rc = random_cb(st, b + 10, 6);
+	if (rc == TW_OK) {
+		tw_aes_encrypt(&st->id_key, c, b);
+		b32_enc(c, out);
+		*out_len = STORE_ID_BODY_LEN;
+	}
+	tw_wipe(b, sizeof(b));
+	return rc;
+}
+
+/* The IMSI an id minted here carries (its leading digit, the body, then
+ * nothing or "@realm"); false for any other id. */
+static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
+		    char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len)
+{
+	uint8_t c[16], b[16];
+	bool ok;
+	size_t n;
+
+	if (len < 1 + STORE_ID_BODY_LEN ||
+	    (len > 1 + STORE_ID_BODY_LEN && id[1 + STORE_ID_BODY_LEN] != '@') ||
+	    !b32_dec(id + 1, c))
+		return false;
+	tw_aes_decrypt(&st->id_key, b, c);
+	n = b[0];
+	ok = n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN && b[9] == 0;
+	for (size_t i = 0; ok && i < 16; i++) {
+		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
+
+		if (i < n) {
+			ok = d <= 9;
+			imsi[i] = (char)('0' + d);
+		} else {
+			ok = d == 15;
+		}
+	}
+	if (ok) {
+		imsi[n] = '\0';
+		*imsi_len = n;
+	}
+	tw_wipe(b, sizeof(b));
+	return ok;
+}
+
+/* The id was minted here for exactly this IMSI. */
+static bool id_is_of(const struct tw_store *st, const uint8_t *id, size_t len, const char *imsi,
+		     size_t imsi_len)
+{
+	char got[TW_IMSI_MAX_LEN + 1];
+	size_t n = 0;
+
+	return id_imsi(st, id, len, got, &n) && n == imsi_len && memcmp(got, imsi, n) == 0;
+}
+
+/*
+ * Re-auth state at rest (schema 3): sealed with AES-256-GCM under a key
+ * from the KEK, with a synthetic IV (the construction of RFC 5297 §2.1
+ * with GCM in place of CTR): IV = the first 12 octets of HMAC-SHA-256
+ * under a second key from the KEK over id | plaintext. So an IV repeats
+ * only with the same id and the same state (which the tag then reveals,
+ * nothing else), however many states are sealed under one KEK: a random
+ * 96-bit IV would not allow the 2^32 and more that a gateway seals in its
+ * life. The id is the associated data: a state moved to another id does
+ * not open. Stored: IV | ciphertext | tag (STORE_REAUTH_WRAP_LEN).
+ * This replaces the RFC 5649 wrap of schema 2, which took 102 dependent
+ * AES block operations per state on the packet path.
+ */
+static int seal_state(struct tw_store *st, const uint8_t *id, size_t id_len,
+		      const uint8_t plain[STORE_REAUTH_SER_LEN],
+		      uint8_t out[STORE_REAUTH_WRAP_LEN])
+{
+	struct tw_hmac_sha256_ctx h = st->state_iv_key;
+	uint8_t iv[32];
+	int rc;
+
+	tw_hmac_sha256_update(&h, id, id_len);
+	tw_hmac_sha256_update(&h, plain, STORE_REAUTH_SER_LEN);
+	tw_hmac_sha256_final(&h, iv);
+	memcpy(out, iv, TW_GCM_IV_LEN);
+	rc = tw_gcm_encrypt(&st->state_key, out, id, id_len, plain, out + TW_GCM_IV_LEN,
+			    STORE_REAUTH_SER_LEN, out + TW_GCM_IV_LEN + STORE_REAUTH_SER_LEN,
+			    TW_GCM_TAG_LEN);
+	tw_hmac_sha256_wipe(&h);
+	tw_wipe(iv, sizeof(iv));
+	return rc;
+}
+
+/* TW_ERR_AUTH when the tag does not verify (another KEK, another id, a
+ * changed octet); plain is wiped then. */
+static int open_state(struct tw_store *st, const uint8_t *id, size_t id_len,
+		      const uint8_t in[STORE_REAUTH_WRAP_LEN],
+		      uint8_t plain[STORE_REAUTH_SER_LEN])
+{
+	return tw_gcm_decrypt(&st->state_key, in, id, id_len, in + TW_GCM_IV_LEN, plain,
+			      STORE_REAUTH_SER_LEN, in + TW_GCM_IV_LEN + STORE_REAUTH_SER_LEN,
+			      TW_GCM_TAG_LEN);
+}
+
+/* ---- rows of table ident (one per IMSI) ---------------------------------- */
+
+/* A row in memory: slot 0 the newest; len 0 an empty slot. */
+struct ident_row {
+	struct {
+		uint8_t id[TW_EAP_ID_MAX];
+		size_t len;
+	} p[STORE_PSEUDONYMS_KEPT];
+	struct {
+		uint8_t id[TW_EAP_ID_MAX];
+		size_t len;
+		uint8_t state[STORE_REAUTH_WRAP_LEN];
+		int64_t t;
+	} r[STORE_REAUTH_KEPT];
+};
+
+/* The columns after imsi, in this order, in every statement on ident. */
+#define IDENT_COLS "p0, p1, r0, r0_state, r0_t, r1, r1_state, r1_t"
+
+static void col_id(sqlite3_stmt *q, int c, uint8_t *id, size_t *len)
+{
+	const void *b = sqlite3_column_blob(q, c);
+	size_t n = (size_t)sqlite3_column_bytes(q, c);
+
+	*len = 0;
+	if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX) {
+		memcpy(id, b, n);
+		*len = n;
+	}
+}
+
+/* The row of imsi through q (a "SELECT " IDENT_COLS " ... imsi = ?1"
+ * statement) into *row, all slots empty when there is none. A re-auth
+ * slot whose state is not a wrap of ours is left empty. */
+static int row_load(sqlite3_stmt *q, const char *imsi, size_t imsi_len, struct ident_row *row)
+{
+	int rc;
+
+	memset(row, 0, sizeof(*row));
+	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		for (int i = 0; i < 2; i++) {
+			col_id(q, i, row->p[i].id, &row->p[i].len);
+			col_id(q, 2 + 3 * i, row->r[i].id, &row->r[i].len);
+			if (sqlite3_column_bytes(q, 3 + 3 * i) == STORE_REAUTH_WRAP_LEN &&
+			    sqlite3_column_blob(q, 3 + 3 * i) != NULL)
+				memcpy(row->r[i].state, sqlite3_column_blob(q, 3 + 3 * i),
+				       STORE_REAUTH_WRAP_LEN);
+			else
+				row->r[i].len = 0;
+			row->r[i].t = sqlite3_column_int64(q, 4 + 3 * i);
+		}
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+/* The row back (db_lock held, in the round's transaction); deleted when
+ * every slot is empty. */
+static int row_save(struct tw_store *st, const char *imsi, size_t imsi_len,
+		    const struct ident_row *row)
+{
+	sqlite3_stmt *q = st->id_q.put;
+	bool any = false;
+	int rc;
+
+	for (int i = 0; i < 2; i++)
+		any = any || row->p[i].len || row->r[i].len;
+	if (!any)
+		q = st->id_q.del;
+	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
+	for (int i = 0; any && i < 2; i++) {
+		if (row->p[i].len)
+			sqlite3_bind_blob(q, 2 + i, row->p[i].id, (int)row->p[i].len,
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_null(q, 2 + i);
+		if (row->r[i].len) {
+			sqlite3_bind_blob(q, 4 + 3 * i, row->r[i].id, (int)row->r[i].len,
+					  SQLITE_STATIC);
+			sqlite3_bind_blob(q, 5 + 3 * i, row->r[i].state, STORE_REAUTH_WRAP_LEN,
+					  SQLITE_STATIC);
+			sqlite3_bind_int64(q, 6 + 3 * i, row->r[i].t);
+		} else {
+			sqlite3_bind_null(q, 4 + 3 * i);
+			sqlite3_bind_null(q, 5 + 3 * i);
+			sqlite3_bind_null(q, 6 + 3 * i);
+		}
+	}
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+static bool slot_is(const uint8_t *id, size_t len, const uint8_t *key, size_t key_len)
+{
+	return len != 0 && len == key_len && memcmp(id, key, len) == 0;
 }
 
 /* ---- the table (t->lock held) ---------------------------------------------- */
@@ -432,6 +748,8 @@ static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, cons
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	if (!id_is_of(st, pseudonym, len, imsi, imsi_len))
+		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memset(&v, 0, sizeof(v));
 	memcpy(v.imsi, imsi, imsi_len);
 	v.imsi_len = (uint8_t)imsi_len;
@@ -439,47 +757,44 @@ static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, cons
 }
 
 /* The row of (kind, key) through the reading connection into *row (kind 0
- * when there is none, or none this code wrote). TW_OK or TW_ERR_IO. */
+ * when there is none): the row of the IMSI the id carries, if it holds
+ * the id. An id not minted here has no row. TW_OK or TW_ERR_IO. */
 static int row_get(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len,
 		   struct ident_ent *row)
 {
-	sqlite3_stmt *q = kind == IDENT_PSEUDONYM ? st->rq_p_get : st->rq_r_get;
+	struct ident_row r;
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t n = 0;
 	int rc;
 
 	memset(row, 0, sizeof(*row));
+	if (!id_imsi(st, key, len, imsi, &n))
+		return TW_OK;
 	pthread_mutex_lock(&st->rd_lock);
-	sqlite3_bind_blob(q, 1, key, (int)len, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
-		row->created = sqlite3_column_int64(q, 1);
-		if (kind == IDENT_PSEUDONYM) {
-			const unsigned char *im = sqlite3_column_text(q, 0);
-			size_t n = (size_t)sqlite3_column_bytes(q, 0);
-
-			if (im != NULL && n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN &&
-			    digits((const char *)im, n)) {
-				memcpy(row->v.p.imsi, im, n);
-				row->v.p.imsi_len = (uint8_t)n;
-				row->kind = kind;
-			}
-		} else if (sqlite3_column_bytes(q, 0) == STORE_REAUTH_WRAP_LEN &&
-			   sqlite3_column_blob(q, 0) != NULL) {
-			memcpy(row->v.r.wrapped, sqlite3_column_blob(q, 0),
-			       STORE_REAUTH_WRAP_LEN);
+	rc = row_load(st->rq_i_get, imsi, n, &r);
+	pthread_mutex_unlock(&st->rd_lock);
+	if (rc != TW_OK)
+		return store_io(st, rc);
+	for (int i = 0; i < 2; i++) {
+		if (kind == IDENT_PSEUDONYM && slot_is(r.p[i].id, r.p[i].len, key, len)) {
+			memcpy(row->v.p.imsi, imsi, n);
+			row->v.p.imsi_len = (uint8_t)n;
+			row->created = wall_us();
+			row->kind = kind;
+		} else if (kind == IDENT_REAUTH && slot_is(r.r[i].id, r.r[i].len, key, len)) {
+			memcpy(row->v.r.wrapped, r.r[i].state, STORE_REAUTH_WRAP_LEN);
+			memcpy(row->v.r.imsi, imsi, n);
+			row->v.r.imsi_len = (uint8_t)n;
+			row->created = r.r[i].t;
 			row->kind = kind;
 		}
-		rc = TW_OK;
-	} else {
-		rc = rc == SQLITE_DONE ? TW_OK : store_io(st, store_sqlite_err(rc));
 	}
-	sqlite3_reset(q);
-	sqlite3_clear_bindings(q);
-	pthread_mutex_unlock(&st->rd_lock);
+	tw_wipe(&r, sizeof(r));
 	if (row->kind != 0) {
 		row->key_len = (uint8_t)len;
 		memcpy(row->key, key, len);
 	}
-	return rc;
+	return TW_OK;
 }
 
 /*
@@ -562,7 +877,6 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	uint8_t plain[STORE_REAUTH_SER_LEN];
 	union ident_val v;
 	char imsi[TW_IMSI_MAX_LEN + 1];
-	size_t wlen = 0;
 	int64_t gen;
 	int rc;
 
@@ -571,6 +885,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	if (!id_is_of(st, id, len, s->imsi, s->imsi_len))
+		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memcpy(imsi, s->imsi, s->imsi_len);
 	imsi[s->imsi_len] = '\0';
 	/* an unknown subscriber: stored, but never found again (gen -1) */
@@ -578,12 +894,9 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	if (rc != TW_OK && rc != TW_ERR_NOTFOUND)
 		return rc;
 	ser(s, gen, plain);
-	/* RFC 5649 §4.1: wrapped at once; the plain form lives only here */
+	/* sealed at once; the plain form lives only here */
 	memset(&v, 0, sizeof(v));
-	rc = tw_keywrap_wrap_pad_ctx(&st->kek, v.r.wrapped, sizeof(v.r.wrapped), &wlen, plain,
-				     sizeof(plain));
-	if (rc == TW_OK && wlen != sizeof(v.r.wrapped))
-		rc = TW_ERR_CRYPTO;
+	rc = seal_state(st, id, len, plain, v.r.wrapped);
 	memcpy(v.r.imsi, s->imsi, s->imsi_len);
 	v.r.imsi_len = (uint8_t)s->imsi_len;
 	if (rc == TW_OK)
@@ -611,9 +924,8 @@ static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
 {
 	struct tw_store *st = arg;
 	struct ident_ent e;
-	uint8_t plain[STORE_REAUTH_WRAP_LEN];
+	uint8_t plain[STORE_REAUTH_SER_LEN];
 	char imsi[TW_IMSI_MAX_LEN + 1];
-	size_t plen = 0;
 	int64_t gen = -1, now_gen = -1;
 	int rc;
 
@@ -630,10 +942,7 @@ static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
 			(void)reauth_remove(st, id, len);
 		goto out;
 	}
-	rc = tw_keywrap_unwrap_pad_ctx(&st->kek, plain, sizeof(plain), &plen, e.v.r.wrapped,
-				       STORE_REAUTH_WRAP_LEN);
-	if (rc == TW_OK && plen != STORE_REAUTH_SER_LEN)
-		rc = TW_ERR_DECODE;
+	rc = open_state(st, id, len, e.v.r.wrapped, plain);
 	if (rc == TW_OK)
 		rc = deser(plain, s, &gen);
 	if (rc != TW_OK) {
@@ -728,158 +1037,160 @@ static void pruned_add(struct ident_table *t, uint8_t kind, const void *id, size
 	t->npruned++;
 }
 
-/*
- * A new pseudonym row (§4.1.1.7: the newest STORE_PSEUDONYMS_KEPT = 2 per
- * IMSI are kept). It takes over the row of the older of the two the IMSI
- * has: an UPDATE in place instead of an INSERT, a SELECT of the old ids and
- * a DELETE (measured ~25 % less); rows older still are deleted; with fewer
- * rows it is inserted. The ids that go are dropped from memory after the
- * commit.
- */
-static int pseudonym_write(struct tw_store *st, const struct ident_ent *e)
+/* The IMSI whose row an entry changes (false: none, e.g. a tombstone of
+ * an id not minted here). */
+static bool ent_imsi(const struct tw_store *st, const struct ident_ent *e,
+		     char imsi[TW_IMSI_MAX_LEN + 1], size_t *n)
 {
-	struct ident_table *t = tab(st);
-	sqlite3_stmt *q = st->id_q.p_rows, *u;
-	sqlite3_int64 rowid[16];
-	size_t nold = 0, nseen = 0;
-	int rc;
-
-	sqlite3_bind_text(q, 1, e->v.p.imsi, e->v.p.imsi_len, SQLITE_STATIC);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		size_t n = (size_t)sqlite3_column_bytes(q, 1);
-		const void *b = sqlite3_column_blob(q, 1);
-
-		if (b != NULL && n == e->key_len && memcmp(b, e->key, n) == 0)
-			continue; /* this very id again: replaced below */
-		/* newest first: the first is kept; beyond the array, the next
-		 * store of this IMSI deletes more */
-		if (nseen++ == 0 || nold == sizeof(rowid) / sizeof(rowid[0]))
-			continue;
-		rowid[nold++] = sqlite3_column_int64(q, 0);
-		if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
-			pruned_add(t, IDENT_PSEUDONYM, b, n);
-	}
-	sqlite3_reset(q);
-	if (rc != SQLITE_DONE)
-		return store_sqlite_err(rc);
-	if (nold > 0) { /* OR REPLACE: a row of this id (stored again) goes */
-		u = st->id_q.p_upd;
-		sqlite3_bind_int64(u, 1, rowid[0]);
-		sqlite3_bind_blob(u, 2, e->key, e->key_len, SQLITE_STATIC);
-		sqlite3_bind_int64(u, 3, e->created);
-	} else {
-		u = st->id_q.p_put;
-		sqlite3_bind_blob(u, 1, e->key, e->key_len, SQLITE_STATIC);
-		sqlite3_bind_text(u, 2, e->v.p.imsi, e->v.p.imsi_len, SQLITE_STATIC);
-		sqlite3_bind_int64(u, 3, e->created);
-	}
-	rc = sqlite3_step(u);
-	sqlite3_reset(u);
-	for (size_t j = 1; rc == SQLITE_DONE && j < nold; j++) {
-		sqlite3_bind_int64(st->id_q.p_delr, 1, rowid[j]);
-		rc = sqlite3_step(st->id_q.p_delr);
-		sqlite3_reset(st->id_q.p_delr);
-	}
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	if (e->tomb)
+		return id_imsi(st, e->key, e->key_len, imsi, n);
+	*n = e->kind == IDENT_PSEUDONYM ? e->v.p.imsi_len : e->v.r.imsi_len;
+	memcpy(imsi, e->kind == IDENT_PSEUDONYM ? e->v.p.imsi : e->v.r.imsi, *n);
+	imsi[*n] = '\0';
+	return *n != 0;
 }
 
-/*
- * A re-auth row, pruned the way a pseudonym row is (pseudonym_write): the
- * newest STORE_REAUTH_KEPT per IMSI are kept, so a new id takes over the
- * row of the oldest of those the IMSI already has (an UPDATE in place: one
- * index walk and one row change, where an INSERT and a DELETE each
- * changed the row and its three indexes), rows older still are deleted
- * (none unless an earlier round failed half-way); with fewer rows it is
- * inserted (OR REPLACE, both: a row of this very id, stored again, goes).
- * The ids that go are dropped from memory after the commit. Rows of a
- * version 1 file have no IMSI: they are never pruned, only expired. An
- * entry without an IMSI (none stored) prunes nothing.
- */
-static int reauth_write(struct tw_store *st, const struct ident_ent *e)
+/* The row a round is changing: an attach stores a pseudonym and a re-auth
+ * id of one IMSI one after the other, and both go into one read and one
+ * write of the row (live: read, not written back yet). */
+struct row_cursor {
+	bool live, changed;
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t n;
+	struct ident_row row;
+};
+
+/* e's change to a row in memory (§4.1.1.7: the newest
+ * STORE_PSEUDONYMS_KEPT pseudonyms and STORE_REAUTH_KEPT re-auth ids per
+ * IMSI are kept): a new id goes to slot 0, the one there moves to slot 1,
+ * and the one in slot 1 goes (dropped from memory after the commit); the
+ * same id again changes its slot in place; a tombstone empties its slot.
+ * Whether the row changed. */
+static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident_row *row)
 {
-	struct ident_table *t = tab(st);
-	sqlite3_stmt *q = st->id_q.r_rows, *u;
-	sqlite3_int64 rowid[16];
-	size_t nold = 0, nseen = 0;
-	int rc;
+	bool changed = false;
 
-	if (e->v.r.imsi_len != 0) {
-		sqlite3_bind_text(q, 1, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
-		while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-			size_t n = (size_t)sqlite3_column_bytes(q, 1);
-			const void *b = sqlite3_column_blob(q, 1);
-
-			if (b != NULL && n == e->key_len && memcmp(b, e->key, n) == 0)
-				continue; /* this very id again: replaced below */
-			/* newest first: the first STORE_REAUTH_KEPT - 1 stay;
-			 * beyond the array, the next store of this IMSI
-			 * deletes more */
-			if (nseen++ < STORE_REAUTH_KEPT - 1 ||
-			    nold == sizeof(rowid) / sizeof(rowid[0]))
-				continue;
-			rowid[nold++] = sqlite3_column_int64(q, 0);
-			if (b != NULL && n > 0 && n <= TW_EAP_ID_MAX)
-				pruned_add(t, IDENT_REAUTH, b, n);
+	if (e->kind == IDENT_PSEUDONYM) {
+		if (e->tomb) {
+			for (int i = 0; i < 2; i++)
+				if (slot_is(row->p[i].id, row->p[i].len, e->key, e->key_len)) {
+					row->p[i].len = 0;
+					changed = true;
+				}
+		} else if (!slot_is(row->p[0].id, row->p[0].len, e->key, e->key_len)) {
+			if (row->p[1].len &&
+			    !slot_is(row->p[1].id, row->p[1].len, e->key, e->key_len))
+				pruned_add(t, IDENT_PSEUDONYM, row->p[1].id, row->p[1].len);
+			row->p[1] = row->p[0];
+			memcpy(row->p[0].id, e->key, e->key_len);
+			row->p[0].len = e->key_len;
+			changed = true;
 		}
-		sqlite3_reset(q);
-		if (rc != SQLITE_DONE)
-			return store_sqlite_err(rc);
+		return changed;
 	}
-	if (nold > 0) {
-		u = st->id_q.r_upd;
-		sqlite3_bind_int64(u, 1, rowid[0]);
-		sqlite3_bind_blob(u, 2, e->key, e->key_len, SQLITE_STATIC);
-		sqlite3_bind_blob(u, 3, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
-		sqlite3_bind_int64(u, 4, e->created);
-	} else {
-		u = st->id_q.r_put;
-		sqlite3_bind_blob(u, 1, e->key, e->key_len, SQLITE_STATIC);
-		sqlite3_bind_blob(u, 2, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN, SQLITE_STATIC);
-		sqlite3_bind_int64(u, 3, e->created);
-		if (e->v.r.imsi_len != 0)
-			sqlite3_bind_text(u, 4, e->v.r.imsi, e->v.r.imsi_len, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(u, 4);
+	if (e->tomb) {
+		for (int i = 0; i < 2; i++)
+			if (slot_is(row->r[i].id, row->r[i].len, e->key, e->key_len)) {
+				row->r[i].len = 0;
+				changed = true;
+			}
+		return changed;
 	}
-	rc = sqlite3_step(u);
-	sqlite3_reset(u);
-	for (size_t j = 1; rc == SQLITE_DONE && j < nold; j++) {
-		sqlite3_bind_int64(st->id_q.r_delr, 1, rowid[j]);
-		rc = sqlite3_step(st->id_q.r_delr);
-		sqlite3_reset(st->id_q.r_delr);
+	if (!slot_is(row->r[0].id, row->r[0].len, e->key, e->key_len)) {
+		if (row->r[1].len && !slot_is(row->r[1].id, row->r[1].len, e->key, e->key_len))
+			pruned_add(t, IDENT_REAUTH, row->r[1].id, row->r[1].len);
+		row->r[1] = row->r[0];
+		memcpy(row->r[0].id, e->key, e->key_len);
+		row->r[0].len = e->key_len;
 	}
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	memcpy(row->r[0].state, e->v.r.wrapped, STORE_REAUTH_WRAP_LEN);
+	row->r[0].t = e->created;
+	return true;
 }
 
-/* One entry of the batch into the open transaction. Every parameter is
- * bound on every use, so the bindings are not cleared. */
-static int write_ent(struct tw_store *st, const struct ident_ent *e)
+/*
+ * One entry of the batch into the open transaction: its IMSI's row read
+ * (unless the entry before changed the same row), changed, and written
+ * back unless the next entry (next, NULL: none) changes the same row. A
+ * read and a write of one row by its key: no other index to keep.
+ */
+static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ident_ent *e,
+		     const struct ident_ent *next)
 {
-	sqlite3_stmt *q;
-	int rc;
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t n = 0;
+	int rc = TW_OK;
 
-	if (!e->tomb)
-		return e->kind == IDENT_PSEUDONYM ? pseudonym_write(st, e) : reauth_write(st, e);
-	q = e->kind == IDENT_PSEUDONYM ? st->id_q.p_del : st->id_q.r_del;
-	sqlite3_bind_blob(q, 1, e->key, e->key_len, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	rc = rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	if (!ent_imsi(st, e, imsi, &n))
+		return TW_OK; /* not an id of ours: no row has it */
+	if (!c->live || c->n != n || memcmp(c->imsi, imsi, n) != 0) {
+		rc = row_load(st->id_q.get, imsi, n, &c->row);
+		if (rc != TW_OK)
+			return rc;
+		c->live = true;
+		c->changed = false;
+		memcpy(c->imsi, imsi, n + 1);
+		c->n = n;
+	}
+	c->changed |= apply(tab(st), e, &c->row);
+	if (next != NULL && ent_imsi(st, next, imsi, &n) && n == c->n &&
+	    memcmp(imsi, c->imsi, n) == 0)
+		return TW_OK; /* the same row next */
+	if (c->changed)
+		rc = row_save(st, c->imsi, c->n, &c->row);
+	c->live = false;
+	tw_wipe(&c->row, sizeof(c->row));
 	return rc;
 }
 
-/* Expired re-auth rows, at most STORE_SWEEP_ROWS per round (a long-idle
- * table does not make one huge transaction); *n: how many went. */
+/*
+ * Expired re-auth slots: the next STORE_SWEEP_ROWS rows after the last
+ * sweep's (along the key; from the start again at the end), those with a
+ * slot older than the TTL emptied. *n: how many rows were looked at.
+ */
 static int sweep(struct tw_store *st, int64_t now, int *n)
 {
-	sqlite3_stmt *q = st->id_q.r_expire;
-	int rc;
+	struct ident_table *t = tab(st);
+	sqlite3_stmt *q = st->id_q.sweep_sel, *u = st->id_q.sweep_clr;
+	int64_t cutoff = now - (int64_t)st->reauth_ttl * 1000000;
+	char (*hit)[TW_IMSI_MAX_LEN + 1];
+	size_t nhit = 0;
+	int rows = 0, rc;
 
-	sqlite3_bind_int64(q, 1, now - (int64_t)st->reauth_ttl * 1000000);
+	*n = 0;
+	hit = malloc(STORE_SWEEP_ROWS * sizeof(*hit));
+	if (hit == NULL)
+		return TW_OK; /* at the next sweep */
+	sqlite3_bind_text(q, 1, t->sweep_after, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
-	rc = sqlite3_step(q);
-	*n = rc == SQLITE_DONE ? sqlite3_changes(st->db) : 0;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const unsigned char *im = sqlite3_column_text(q, 0);
+		size_t len = (size_t)sqlite3_column_bytes(q, 0);
+		bool old = false;
+
+		rows++;
+		if (im == NULL || len > TW_IMSI_MAX_LEN)
+			continue;
+		for (int i = 0; i < 2; i++)
+			old = old || (sqlite3_column_type(q, 1 + i) != SQLITE_NULL &&
+				      sqlite3_column_int64(q, 1 + i) < cutoff);
+		memcpy(hit[nhit], im, len);
+		hit[nhit][len] = '\0';
+		nhit += old;
+		memcpy(t->sweep_after, im, len);
+		t->sweep_after[len] = '\0';
+	}
 	sqlite3_reset(q);
+	if (rc == SQLITE_DONE && rows < STORE_SWEEP_ROWS)
+		t->sweep_after[0] = '\0'; /* the end: from the start next time */
+	for (size_t i = 0; rc == SQLITE_DONE && i < nhit; i++) {
+		sqlite3_bind_text(u, 1, hit[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(u, 2, cutoff);
+		rc = sqlite3_step(u);
+		sqlite3_reset(u);
+	}
+	free(hit);
+	*n = rows;
 	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
 }
 
@@ -1028,8 +1339,9 @@ static int flush_round(struct tw_store *st, bool partial)
 	struct ident_table *t = tab(st);
 	int64_t now = wall_us(), t0;
 	uint64_t upto, ns;
-	uint32_t n = 0, k = 0;
+	uint32_t n = 0, k = 0, kp = 0;
 	int32_t stop = -1;
+	struct row_cursor cur;
 	int swept = 0;
 	bool do_sweep, locked = true;
 	int rc;
@@ -1040,11 +1352,12 @@ static int flush_round(struct tw_store *st, bool partial)
 	if (!partial)
 		t->rest_left = false;
 	pthread_mutex_unlock(&t->lock);
-	do_sweep = !partial && (t->sweep_more || now - t->last_expiry >= EXPIRY_SWEEP_US);
+	do_sweep = !partial && (t->sweep_more || now - t->last_expiry >= (int64_t)st->sweep_ms * 1000);
 	if (t->batch.n == 0 && !do_sweep)
 		return TW_OK;
 
 	t->npruned = 0;
+	cur.live = false;
 	t0 = mono_ns();
 	pthread_mutex_lock(&st->db_lock);
 	rc = begin_tx(st);
@@ -1053,20 +1366,25 @@ static int flush_round(struct tw_store *st, bool partial)
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
 		int32_t next = t->ent[i].lnext;
 
-		rc = write_ent(st, &t->ent[i]);
-		if (rc == TW_OK && ++k % 16 == 0 && next >= 0 && atomic_load(&st->db_waiters) > 0) {
+		rc = write_ent(st, &cur, &t->ent[i], next >= 0 ? &t->ent[next] : NULL);
+		/* a commit or a stop between two entries of one row: never */
+		if (rc == TW_OK && ++k >= 16 && !cur.live && next >= 0 &&
+		    atomic_load(&st->db_waiters) > 0) {
+			k = 0;
 			rc = yield_db(st, next, &n);
 			locked = rc == TW_OK;
-		} else if (rc == TW_OK && k % 16 == 0 && next >= 0 &&
+		} else if (rc == TW_OK && k >= 16 && !cur.live && next >= 0 &&
 			   atomic_load(&t->room_waiters) > 0) {
+			k = 0;
 			rc = yield_room(st, next, &n);
 		}
-		if (rc == TW_OK && partial && k >= IDENT_PARTIAL && next >= 0) {
+		if (rc == TW_OK && partial && ++kp >= IDENT_PARTIAL && !cur.live && next >= 0) {
 			stop = next; /* the rest stays taken for the next round */
 			break;
 		}
 		i = next;
 	}
+	tw_wipe(&cur, sizeof(cur));
 	if (rc == TW_OK && do_sweep)
 		rc = sweep(st, now, &swept);
 	if (rc == TW_OK)
@@ -1254,54 +1572,37 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	st->ops.reauth_remove = reauth_remove;
 	st->ops.random = random_cb;
 
+	st->ops.mint_body = mint_body;
+
 	/* look-ups on the reading connection, writes on the writing one */
-	rc = store_prepare(st->rd, &st->rq_p_get,
-			   "SELECT imsi, created FROM pseudonym WHERE id = ?1", errbuf, errbuf_len);
-	if (rc == TW_OK)
-		rc = store_prepare(st->rd, &st->rq_r_get,
-				   "SELECT state, created FROM reauth WHERE id = ?1", errbuf,
+	rc = store_prepare(st->rd, &st->rq_i_get,
+			   "SELECT " IDENT_COLS " FROM ident WHERE imsi = ?1", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.get,
+				   "SELECT " IDENT_COLS " FROM ident WHERE imsi = ?1", errbuf,
 				   errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.p_put,
-				   "INSERT OR REPLACE INTO pseudonym (id, imsi, created)"
-				   " VALUES (?1, ?2, ?3)", errbuf, errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.put,
+				   "INSERT OR REPLACE INTO ident (imsi, " IDENT_COLS ")"
+				   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.p_del, "DELETE FROM pseudonym WHERE id = ?1",
-				   errbuf, errbuf_len);
-	/* the IMSI's rows newest first, along the (imsi, created) index */
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.p_rows,
-				   "SELECT rowid, id FROM pseudonym WHERE imsi = ?1"
-				   " ORDER BY created DESC", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.p_upd,
-				   "UPDATE OR REPLACE pseudonym SET id = ?2, created = ?3"
-				   " WHERE rowid = ?1", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.p_delr,
-				   "DELETE FROM pseudonym WHERE rowid = ?1", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_put,
-				   "INSERT OR REPLACE INTO reauth (id, state, created, imsi)"
-				   " VALUES (?1, ?2, ?3, ?4)", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_rows,
-				   "SELECT rowid, id FROM reauth WHERE imsi = ?1"
-				   " ORDER BY created DESC", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_upd,
-				   "UPDATE OR REPLACE reauth SET id = ?2, state = ?3, created = ?4"
-				   " WHERE rowid = ?1", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_delr,
-				   "DELETE FROM reauth WHERE rowid = ?1", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_del, "DELETE FROM reauth WHERE id = ?1",
+		rc = store_prepare(st->db, &st->id_q.del, "DELETE FROM ident WHERE imsi = ?1",
 				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.r_expire,
-				   "DELETE FROM reauth WHERE id IN (SELECT id FROM reauth"
-				   " WHERE created < ?1 LIMIT ?2)", errbuf, errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.sweep_sel,
+				   "SELECT imsi, r0_t, r1_t FROM ident WHERE imsi > ?1"
+				   " ORDER BY imsi LIMIT ?2", errbuf, errbuf_len);
+	/* in an UPDATE every expression reads the row as it was */
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.sweep_clr,
+				   "UPDATE ident SET"
+				   " r0 = CASE WHEN r0_t < ?2 THEN NULL ELSE r0 END,"
+				   " r0_state = CASE WHEN r0_t < ?2 THEN NULL ELSE r0_state END,"
+				   " r0_t = CASE WHEN r0_t < ?2 THEN NULL ELSE r0_t END,"
+				   " r1 = CASE WHEN r1_t < ?2 THEN NULL ELSE r1 END,"
+				   " r1_state = CASE WHEN r1_t < ?2 THEN NULL ELSE r1_state END,"
+				   " r1_t = CASE WHEN r1_t < ?2 THEN NULL ELSE r1_t END"
+				   " WHERE imsi = ?1", errbuf, errbuf_len);
 	if (rc != TW_OK)
 		return rc;
 	if (!st->read_only) {
@@ -1352,11 +1653,8 @@ void store_ident_stop(struct tw_store *st)
 void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
-	sqlite3_stmt **qs[] = { &st->rq_p_get, &st->rq_r_get, &st->id_q.p_put,
-				&st->id_q.p_del, &st->id_q.p_rows, &st->id_q.p_upd,
-				&st->id_q.p_delr, &st->id_q.r_put,
-				&st->id_q.r_del, &st->id_q.r_expire, &st->id_q.r_rows,
-				&st->id_q.r_upd, &st->id_q.r_delr };
+	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.del,
+				&st->id_q.sweep_sel, &st->id_q.sweep_clr };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

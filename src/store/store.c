@@ -59,6 +59,11 @@ static const uint8_t kek_check_plain[32] = {
 	'h', 'e', 'c', 'k', ' ', 'v', 'a', 'l', 'u', 'e', ' ', '#', '0', '0', '0', '1',
 };
 
+#define IDENT_TABLE_SQL                                                          \
+	"CREATE TABLE ident (imsi TEXT PRIMARY KEY, p0 BLOB, p1 BLOB,"           \
+	" r0 BLOB, r0_state BLOB, r0_t INTEGER, r1 BLOB, r1_state BLOB, r1_t INTEGER)" \
+	" WITHOUT ROWID"
+
 static const char schema_sql[] =
 	"CREATE TABLE meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
 	/* k / opc: RFC 3394 wraps under the KEK of K (Ki) and OPc (TOPc);
@@ -78,22 +83,21 @@ static const char schema_sql[] =
 	" seq_he INTEGER NOT NULL,"
 	" sqn_reserved INTEGER NOT NULL,"
 	" gen INTEGER NOT NULL);"
-	"CREATE TABLE pseudonym (id BLOB PRIMARY KEY, imsi TEXT NOT NULL,"
-	" created INTEGER NOT NULL);"
-	"CREATE INDEX pseudonym_imsi ON pseudonym (imsi, created);"
-	/* state: RFC 5649 wrap of the fixed serialisation in ident.c */
-	"CREATE TABLE reauth (id BLOB PRIMARY KEY, state BLOB NOT NULL,"
-	" created INTEGER NOT NULL, imsi TEXT);"
-	"CREATE INDEX reauth_created ON reauth (created);"
-	"CREATE INDEX reauth_imsi ON reauth (imsi, created);";
+	/* one row per IMSI (ident.c): the newest two pseudonyms (p0 newest)
+	 * and the newest two re-auth ids, each with its state (an RFC 5649
+	 * wrap of the fixed serialisation in ident.c) and when it was stored
+	 * (wall µs); found by the IMSI every minted id carries, so no other
+	 * index */
+	IDENT_TABLE_SQL;
 
-/* Schema 1 -> 2 (store_internal.h), inside open's write transaction: the
- * re-auth rows get their IMSI (NULL for the old ones: they expire by TTL
- * as before, never pruned) so that the newest two per IMSI can be kept. */
-static const char migrate_1_2_sql[] =
-	"ALTER TABLE reauth ADD COLUMN imsi TEXT;"
-	"CREATE INDEX reauth_imsi ON reauth (imsi, created);"
-	"UPDATE meta SET value = 2 WHERE name = 'schema_version';";
+/* Schema 1 or 2 -> 3 (store_internal.h), inside open's write transaction:
+ * the ids of the old tables were random and cannot name their row, so
+ * they are not carried over (their peers authenticate fully once). */
+static const char migrate_3_sql[] =
+	"DROP TABLE IF EXISTS pseudonym;"
+	"DROP TABLE IF EXISTS reauth;"
+	IDENT_TABLE_SQL ";"
+	"UPDATE meta SET value = 3 WHERE name = 'schema_version';";
 
 static const char cols[] =
 	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
@@ -985,12 +989,12 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		goto out;
 	}
 	version = sqlite3_column_int(q, 0);
-	/* version 1 differs only in the reauth table: read-only, it is read
-	 * as it is (nothing reads the new column); for writing, migrated
-	 * below, in this transaction */
-	if (version != STORE_SCHEMA_VERSION && version != 1) {
-		store_say(errbuf, errbuf_len, "schema version %d not supported (this is %d)",
-		    version, STORE_SCHEMA_VERSION);
+	/* versions 1 and 2 differ in the identity tables: migrated below, in
+	 * this transaction, when opened for writing */
+	if (version != STORE_SCHEMA_VERSION && (version < 1 || version > 2 || st->read_only)) {
+		store_say(errbuf, errbuf_len, "schema version %d not supported (this is %d)%s",
+		    version, STORE_SCHEMA_VERSION,
+		    version >= 1 && version <= 2 ? ": open it for writing once to migrate it" : "");
 		rc = TW_ERR_INVAL;
 		goto out;
 	}
@@ -1010,10 +1014,10 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		goto out;
 	}
 	rc = TW_OK;
-	if (version == 1 && !st->read_only) {
+	if (version != STORE_SCHEMA_VERSION) {
 		sqlite3_finalize(q);
 		q = NULL;
-		rc = exec(st, migrate_1_2_sql, errbuf, errbuf_len);
+		rc = exec(st, migrate_3_sql, errbuf, errbuf_len);
 	}
 out:
 	sqlite3_finalize(q);
@@ -1086,6 +1090,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	st->resync_window = o->resync_window ? o->resync_window : TW_STORE_RESYNC_WINDOW_DEFAULT;
 	st->resync_bad_max = o->resync_bad_max ? o->resync_bad_max : STORE_RESYNC_BAD_MAX_DEFAULT;
 	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
+	st->sweep_ms = o->sweep_ms ? o->sweep_ms : EXPIRY_SWEEP_MS_DEFAULT;
 	if (o->ind_bits == 0 && o->ind_first == 0 && o->ind_count == 0) {
 		st->ind_bits = TW_SQN_IND_BITS_DEFAULT;
 		st->ind_first = 0;
@@ -1109,6 +1114,8 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	for (int i = 0; i < STORE_STRIPES; i++)
 		pthread_mutex_init(&st->stripe[i], NULL);
 	rc = tw_aes_init(&st->kek, o->kek, TW_STORE_KEK_LEN);
+	if (rc == TW_OK)
+		rc = store_ident_key(st, o->kek, TW_STORE_KEK_LEN);
 	if (rc != TW_OK)
 		goto fail;
 	rc = store_random(st->hash_key, sizeof(st->hash_key));
@@ -1292,6 +1299,9 @@ void tw_store_close(struct tw_store *st)
 	for (int i = 0; i < STORE_STRIPES; i++)
 		pthread_mutex_destroy(&st->stripe[i]);
 	tw_aes_wipe(&st->kek);
+	tw_aes_wipe(&st->id_key);
+	tw_gcm_wipe(&st->state_key);
+	tw_hmac_sha256_wipe(&st->state_iv_key);
 	tw_wipe(st, sizeof(*st));
 	free(st);
 }
@@ -1547,9 +1557,9 @@ int tw_store_sub_del(struct tw_store *st, const char *imsi)
 		sqlite3_finalize(q);
 		q = NULL;
 	}
-	/* its pseudonyms go too (re-auth ids check the subscriber: ident.c) */
+	/* its pseudonyms and re-auth ids go too */
 	if (rc == TW_OK) {
-		rc = sqlite3_prepare_v2(st->db, "DELETE FROM pseudonym WHERE imsi = ?1", -1, &q,
+		rc = sqlite3_prepare_v2(st->db, "DELETE FROM ident WHERE imsi = ?1", -1, &q,
 					NULL) == SQLITE_OK ? TW_OK : TW_ERR_IO;
 		if (rc == TW_OK) {
 			sqlite3_bind_text(q, 1, imsi, (int)len, SQLITE_STATIC);

@@ -24,21 +24,27 @@
 #include <stdint.h>
 
 #include "twag/aes.h"
+#include "twag/gcm.h"
+#include "twag/hmac.h"
 #include "twag/eap_method.h"
 #include "twag/store.h"
 #include "twag/vecsrc.h"
 
 enum {
-	/* 2: reauth has an imsi column and index (the newest
-	 * STORE_REAUTH_KEPT per IMSI are kept); a version 1 file is migrated
-	 * when opened for writing, read as it is when opened read-only */
-	STORE_SCHEMA_VERSION = 2,
+	/* 3: pseudonyms and re-auth ids in one row per IMSI (table ident,
+	 * no index but its key); the ids carry the IMSI encrypted (ident.c).
+	 * A version 1 or 2 file is migrated when opened for writing (its ids
+	 * are not carried over: those peers authenticate fully once) and
+	 * refused when opened read-only */
+	STORE_SCHEMA_VERSION = 3,
+	STORE_ID_BODY_LEN = 26,       /* base32 characters of an encrypted id */
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
 	STORE_FLUSH_MS = 100,         /* identity write-behind period ... */
 	STORE_FLUSH_BATCH = 4096,     /* ... or this many pending entries */
-	STORE_SWEEP_ROWS = 1024,      /* expired re-auth rows deleted per round */
+	STORE_SWEEP_ROWS = 1024,      /* rows a sweep of expired re-auth state looks at */
+	EXPIRY_SWEEP_MS_DEFAULT = 60000, /* between two such sweeps */
 	STORE_CKPT_PAGES = 2048,      /* WAL frames that make the flusher checkpoint */
 	STORE_CACHE_KIB = 16384,      /* page cache of the writing connection */
 	/* ~440 octets each, touched as used: room for the write-behind to be
@@ -46,9 +52,10 @@ enum {
 	 * before a store waits for it (ident.c put) */
 	STORE_IDENT_CACHE_DEFAULT = 65536,
 	STORE_REAUTH_TTL_DEFAULT = 86400,
-	/* re-auth state: fixed serialisation (ident.c), RFC 5649-wrapped */
+	/* re-auth state: fixed serialisation (ident.c), sealed with a
+	 * synthetic IV: IV (12) | AES-256-GCM ciphertext | tag (16) */
 	STORE_REAUTH_SER_LEN = 129,
-	STORE_REAUTH_WRAP_LEN = 144,  /* 8 + 129 rounded up to 8 */
+	STORE_REAUTH_WRAP_LEN = 12 + 129 + 16,
 	STORE_PSEUDONYMS_KEPT = 2,    /* per IMSI: the newest and the one before */
 	STORE_REAUTH_KEPT = 2,        /* likewise for re-auth ids */
 	STORE_AHEAD_QUEUE = 1024,     /* subscribers waiting for a reserve-ahead */
@@ -164,6 +171,7 @@ struct ident_table {
 	uint64_t rounds_ended;
 	bool rest_left;            /* a partial round left entries taken (lock) */
 	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
+	char sweep_after[TW_IMSI_MAX_LEN + 1]; /* the sweep goes on after this IMSI */
 	bool sweep_more;           /* the last sweep hit its bound */
 	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
 	size_t npruned, pruned_cap;
@@ -179,18 +187,23 @@ struct tw_store {
 	 * store is read-only) and its statements, under rd_lock */
 	sqlite3 *rd;
 	pthread_mutex_t rd_lock;
-	sqlite3_stmt *rq_load, *rq_gen, *rq_p_get, *rq_r_get;
+	sqlite3_stmt *rq_load, *rq_gen, *rq_i_get;
 	/* db runs synchronous=FULL except inside a write-behind transaction
 	 * (db_lock): false while it may not be FULL */
 	bool sync_full;
 	_Atomic int wal_frames;    /* WAL size after the last commit (wal hook) */
 	_Atomic int db_waiters;    /* writers waiting for db_lock (store_db_lock_writer) */
 	struct tw_aes_ctx kek;     /* expanded once; wiped at close */
+	/* from the KEK (ident.c, schema 3): AES-128 of minted ids, AES-256-GCM
+	 * of re-auth state and the HMAC key of its synthetic IVs */
+	struct tw_aes_ctx id_key;
+	struct tw_gcm_ctx state_key;
+	struct tw_hmac_sha256_ctx state_iv_key;
 	uint64_t hash_key[2];      /* SipHash key (random per open) */
 
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned ind_bits, ind_first, ind_count;
-	unsigned reauth_ttl;
+	unsigned reauth_ttl, sweep_ms;
 	bool read_only;
 
 	/* subscriber cache */
@@ -217,8 +230,7 @@ struct tw_store {
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
-		sqlite3_stmt *p_put, *p_del, *p_rows, *p_upd, *p_delr;
-		sqlite3_stmt *r_put, *r_del, *r_expire, *r_rows, *r_upd, *r_delr;
+		sqlite3_stmt *get, *put, *del, *sweep_sel, *sweep_clr;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
@@ -254,6 +266,8 @@ TW_MUST_CHECK int store_ident_init(struct tw_store *st, unsigned cap, char *errb
 				   size_t errbuf_len);
 void store_ident_stop(struct tw_store *st);     /* stops the thread, final flush */
 void store_ident_free(struct tw_store *st);
+/* st->id_key from the KEK (before store_ident_init). */
+TW_MUST_CHECK int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len);
 /* One write-behind round now (also used when the table is full of dirty
  * entries). Returns TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_ident_flush(struct tw_store *st);

@@ -38,6 +38,8 @@
 #if defined(TW_HAVE_OSMO)
 #include <osmocom/crypt/auth.h>
 #endif
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 static char dir[64];
 static char db[128];
@@ -1325,6 +1327,164 @@ static bool state_eq(const struct tw_eap_reauth_state *a, const struct tw_eap_re
 
 #define ID(s) (const uint8_t *)(s), strlen(s)
 
+/*
+ * The ids of these tests are minted by the store (schema 3: an id carries
+ * its IMSI, encrypted, and names that IMSI's row; the store takes no
+ * other): mid(ops, "2pseudo-one", imsi, 15) is the id minted for imsi
+ * under that name, the same on every use in this run (one KEK), with the
+ * name's leading digit and "@realm". Without an IMSI: the id minted
+ * before under that name (or one of an IMSI no test has). A name the
+ * store cannot mint for (a bad IMSI) is used as it is. One thread only.
+ */
+static struct {
+	char name[48], imsi[16];
+	char id[TW_EAP_ID_MAX + 1];
+} minted[1024];
+static size_t nminted;
+
+static void mint_into(const struct tw_eap_identity_ops *ops, const char *name, const char *imsi,
+		      size_t imsi_len, char *out, size_t max)
+{
+	const char *at = strchr(name, '@');
+	uint8_t body[TW_EAP_GEN_ID_BODY_MAX];
+	size_t n = 0;
+
+	if (ops->mint_body(ops->arg, imsi, imsi_len, body, sizeof(body), &n) != TW_OK)
+		snprintf(out, max, "%s", name);
+	else
+		snprintf(out, max, "%c%.*s%s", name[0], (int)n, (const char *)body, at ? at : "");
+}
+
+static const char *mid(const struct tw_eap_identity_ops *ops, const char *name, const char *imsi,
+		       size_t imsi_len)
+{
+	for (size_t i = 0; i < nminted; i++)
+		if (strcmp(minted[i].name, name) == 0 &&
+		    (imsi == NULL || (strlen(minted[i].imsi) == imsi_len &&
+				      memcmp(minted[i].imsi, imsi, imsi_len) == 0)))
+			return minted[i].id;
+	if (!CHECK(nminted < sizeof(minted) / sizeof(minted[0])))
+		return name;
+	if (imsi == NULL) {
+		imsi = "999990000000000";
+		imsi_len = 15;
+	}
+	snprintf(minted[nminted].name, sizeof(minted[nminted].name), "%s", name);
+	snprintf(minted[nminted].imsi, sizeof(minted[nminted].imsi), "%.*s", (int)imsi_len, imsi);
+	mint_into(ops, name, imsi, imsi_len, minted[nminted].id, sizeof(minted[nminted].id));
+	return minted[nminted++].id;
+}
+
+#define MID(name) ID(mid(ops, (name), NULL, 0))
+#define MIDP(name, imsi) ID(mid(ops, (name), (imsi), 15))
+#define MIDR(name, r) ID(mid(ops, (name), (r).imsi, (r).imsi_len))
+
+/* An IMSI's pseudonyms and re-auth ids in its row of table ident */
+#define P_COUNT "SELECT coalesce((SELECT (p0 IS NOT NULL) + (p1 IS NOT NULL)" \
+		" FROM ident WHERE imsi = ?1), 0)"
+#define R_COUNT "SELECT coalesce((SELECT (r0 IS NOT NULL) + (r1 IS NOT NULL)" \
+		" FROM ident WHERE imsi = ?1), 0)"
+/* the sealed state of a re-auth id */
+#define R_STATE "SELECT r0_state FROM ident WHERE r0 = ?1" \
+		" UNION ALL SELECT r1_state FROM ident WHERE r1 = ?1"
+
+
+/* ---- schema 3 at rest, recomputed with OpenSSL from its description ---- */
+
+static const char label_id[] = "twag store: key of minted identities (schema 3)";
+static const char label_state[] = "twag store: key of re-auth state (schema 3)";
+static const char label_state_iv[] = "twag store: IV key of re-auth state (schema 3)";
+
+static void ossl_key(const char *label, uint8_t out[32])
+{
+	unsigned n = 0;
+
+	CHECK(HMAC(EVP_sha256(), kek, 32, (const uint8_t *)label, strlen(label), out, &n) != NULL &&
+	      n == 32);
+}
+
+/* A sealed re-auth state (IV | ciphertext | tag) opened: AES-256-GCM under
+ * HMAC-SHA-256(KEK, label_state), the id as AAD; and the IV must be the
+ * synthetic one, HMAC-SHA-256 under HMAC-SHA-256(KEK, label_state_iv) of
+ * id | plaintext, cut to 12 octets. */
+static bool ossl_open_state(const uint8_t *w, size_t wl, const char *id, uint8_t plain[129])
+{
+	uint8_t k[32], kiv[32], mac[32], msg[TW_EAP_ID_MAX + 129];
+	EVP_CIPHER_CTX *c = EVP_CIPHER_CTX_new();
+	size_t idl = strlen(id);
+	unsigned mn = 0;
+	int n = 0, f = 0;
+	bool ok;
+
+	ossl_key(label_state, k);
+	ossl_key(label_state_iv, kiv);
+	ok = c != NULL && wl == 12 + 129 + 16 &&
+	     EVP_DecryptInit_ex(c, EVP_aes_256_gcm(), NULL, NULL, NULL) == 1 &&
+	     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_IVLEN, 12, NULL) == 1 &&
+	     EVP_DecryptInit_ex(c, NULL, NULL, k, w) == 1 &&
+	     EVP_DecryptUpdate(c, NULL, &n, (const uint8_t *)id, (int)idl) == 1 &&
+	     EVP_DecryptUpdate(c, plain, &n, w + 12, 129) == 1 && n == 129 &&
+	     EVP_CIPHER_CTX_ctrl(c, EVP_CTRL_GCM_SET_TAG, 16, (void *)(w + 12 + 129)) == 1 &&
+	     EVP_DecryptFinal_ex(c, plain + n, &f) == 1;
+	EVP_CIPHER_CTX_free(c);
+	if (ok) {
+		memcpy(msg, id, idl);
+		memcpy(msg + idl, plain, 129);
+		ok = HMAC(EVP_sha256(), kiv, 32, msg, idl + 129, mac, &mn) != NULL &&
+		     memcmp(mac, w, 12) == 0;
+	}
+	tw_wipe(k, sizeof(k));
+	tw_wipe(kiv, sizeof(kiv));
+	tw_wipe(msg, sizeof(msg));
+	return ok;
+}
+
+/* The IMSI inside a minted id's body, decrypted with OpenSSL (AES-128-ECB
+ * under HMAC-SHA-256(KEK, label_id) cut to 16): the layout of ident.c,
+ * 0 length | 1..8 BCD digits, high nibble first, 0xf fill | 9 zero |
+ * 10..15 random. Returns the digits ("" when the layout does not hold). */
+static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
+{
+	static const char a32[] = "0123456789abcdefghijklmnopqrstuv";
+	uint8_t k[32], c[16] = { 0 }, b[32];
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	unsigned acc = 0, bits = 0, o = 0;
+	int n = 0;
+	bool ok = strlen(id) >= 27;
+
+	imsi[0] = '\0';
+	for (int i = 0; ok && i < 26; i++) {
+		const char *p = strchr(a32, id[1 + i]);
+
+		ok = p != NULL && *p != '\0';
+		acc = (acc << 5 | (unsigned)(ok ? p - a32 : 0)) & 0x1fff;
+		bits += 5;
+		if (bits >= 8 && o < 16) {
+			bits -= 8;
+			c[o++] = (uint8_t)(acc >> bits);
+		}
+	}
+	ossl_key(label_id, k);
+	ok = ok && x != NULL && EVP_DecryptInit_ex(x, EVP_aes_128_ecb(), NULL, k, NULL) == 1 &&
+	     EVP_CIPHER_CTX_set_padding(x, 0) == 1 && EVP_DecryptUpdate(x, b, &n, c, 16) == 1 &&
+	     n == 16;
+	EVP_CIPHER_CTX_free(x);
+	ok = ok && b[0] >= 5 && b[0] <= 15 && b[9] == 0;
+	for (int i = 0; ok && i < 16; i++) {
+		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
+
+		ok = i < b[0] ? d <= 9 : d == 15;
+		imsi[i] = (char)('0' + d);
+	}
+	if (ok) {
+		imsi[b[0]] = '\0';
+		memcpy(rnd, b + 10, 6);
+	} else {
+		imsi[0] = '\0';
+	}
+	tw_wipe(k, sizeof(k));
+}
+
 static void test_identity(void)
 {
 	struct tw_store_opts o = opts_default();
@@ -1347,36 +1507,36 @@ static void test_identity(void)
 	make_milenage(&s, imsi, amf, 0);
 	CHECK_OK(tw_store_sub_put(st, &s, false));
 
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2pseudo-one"), imsi, 15));
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-one"), out, &n));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2pseudo-one", imsi), imsi, 15));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2pseudo-one"), out, &n));
 	CHECK(n == 15 && memcmp(out, imsi, 15) == 0 && out[15] == '\0');
-	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-two"), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID("2pseudo-two"), out, &n), TW_ERR_NOTFOUND);
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)"", 0, out, &n),
 		  TW_ERR_NOTFOUND);
-	CHECK_ERR(ops->pseudonym_store(ops->arg, ID("2bad"), "12a45", 5), TW_ERR_INVAL);
+	CHECK_ERR(ops->pseudonym_store(ops->arg, MID("2bad"), "12a45", 5), TW_ERR_INVAL);
 
 	random_state(&r1, imsi, 50);
 	random_state(&r2, imsi, 23);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("8reauth-1@wlan.example"), &r1));
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-2@wlan.example"), &r2));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8reauth-1@wlan.example"), &got));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8reauth-1@wlan.example", r1), &r1));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reauth-2@wlan.example", r2), &r2));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("8reauth-1@wlan.example"), &got));
 	CHECK(state_eq(&got, &r1));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reauth-2@wlan.example"), &got));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("4reauth-2@wlan.example"), &got));
 	CHECK(state_eq(&got, &r2));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8reauth-3@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("8reauth-3@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	CHECK(tw_ct_is_zero(&got, sizeof(got)));
-	CHECK_OK(ops->reauth_remove(ops->arg, ID("4reauth-2@wlan.example")));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-2@wlan.example"), &got),
+	CHECK_OK(ops->reauth_remove(ops->arg, MID("4reauth-2@wlan.example")));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-2@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	/* a state of a subscriber the store does not have is not accepted
 	 * back (deleted since: no fast re-authentication) */
 	random_state(&r2, other, 18);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("5reauth-4@wlan.example"), &r2));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("5reauth-4@wlan.example"), &got),
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("5reauth-4@wlan.example", r2), &r2));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("5reauth-4@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	r2.k_aut_len = 20;
-	CHECK_ERR(ops->reauth_store(ops->arg, ID("5bad@x"), &r2), TW_ERR_INVAL);
+	CHECK_ERR(ops->reauth_store(ops->arg, MIDR("5bad@x", r2), &r2), TW_ERR_INVAL);
 
 	/* random */
 	CHECK_OK(ops->random(ops->arg, a, sizeof(a)));
@@ -1389,16 +1549,17 @@ static void test_identity(void)
 		uint8_t w[200], plain[200];
 		size_t wl, pl = 0;
 
-		wl = raw_blob("SELECT state FROM reauth WHERE id = ?1", ID("8reauth-1@wlan.example"),
-			      w, sizeof(w));
-		CHECK(wl == 144);
-		/* RFC 5649 under the KEK: the serialisation with K_encr at 20 */
-		CHECK_OK(tw_keywrap_unwrap_pad(plain, sizeof(plain), &pl, kek, 32, w, wl));
+		wl = raw_blob(R_STATE, MID("8reauth-1@wlan.example"), w, sizeof(w));
+		CHECK(wl == 12 + 129 + 16);
+		/* sealed under a key from the KEK (opened here with OpenSSL):
+		 * the serialisation with K_encr at 20, K_aut at 37 */
+		CHECK(ossl_open_state(w, wl, mid(ops, "8reauth-1@wlan.example", NULL, 0), plain));
+		pl = 129;
 		CHECK(pl == 129 && memcmp(plain + 20, r1.k_encr, 16) == 0 &&
 		      memcmp(plain + 37, r1.k_aut, 32) == 0);
-		CHECK(raw_blob("SELECT state FROM reauth WHERE id = ?1",
-			       ID("4reauth-2@wlan.example"), w, sizeof(w)) == 0);
-		CHECK(raw_int("SELECT count(*) FROM pseudonym WHERE imsi = ?1", imsi) == 1);
+		CHECK(raw_blob(R_STATE,
+			       MID("4reauth-2@wlan.example"), w, sizeof(w)) == 0);
+		CHECK(raw_int(P_COUNT, imsi) == 1);
 		tw_wipe(plain, sizeof(plain));
 	}
 	CHECK(!on_disk(r1.k_encr, 16));
@@ -1411,36 +1572,36 @@ static void test_identity(void)
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-one"), out, &n));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2pseudo-one"), out, &n));
 	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8reauth-1@wlan.example"), &got));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("8reauth-1@wlan.example"), &got));
 	CHECK(state_eq(&got, &r1));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-2@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-2@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	/* removed after a reload, then reopened: stays removed */
-	CHECK_OK(ops->reauth_remove(ops->arg, ID("8reauth-1@wlan.example")));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8reauth-1@wlan.example"), &got),
+	CHECK_OK(ops->reauth_remove(ops->arg, MID("8reauth-1@wlan.example")));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("8reauth-1@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	/* one-time pseudonyms: the newest two per IMSI are kept */
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2pseudo-b"), imsi, 15));
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2pseudo-c"), imsi, 15));
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2pseudo-d"), imsi, 15));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2pseudo-b", imsi), imsi, 15));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2pseudo-c", imsi), imsi, 15));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2pseudo-d", imsi), imsi, 15));
 	tw_store_close(st);
 	st = open_with(&o);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8reauth-1@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("8reauth-1@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
-	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-one"), out, &n), TW_ERR_NOTFOUND);
-	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-b"), out, &n), TW_ERR_NOTFOUND);
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-c"), out, &n));
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2pseudo-d"), out, &n));
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID("2pseudo-one"), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID("2pseudo-b"), out, &n), TW_ERR_NOTFOUND);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2pseudo-c"), out, &n));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2pseudo-d"), out, &n));
 	/* a replaced subscriber (a new card: new keys) keeps no fast
 	 * re-authentication of the old one, in memory or after a reopen */
 	random_state(&r2, imsi, 23);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-6@wlan.example"), &r2));
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-7@wlan.example"), &r2));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reauth-6@wlan.example", r2), &r2));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reauth-7@wlan.example", r2), &r2));
 	usleep(300000); /* -7 written behind: looked up from its row below */
 	{
 		struct tw_subscriber s2;
@@ -1449,29 +1610,29 @@ static void test_identity(void)
 		CHECK_OK(tw_store_sub_put(st, &s2, true));
 		tw_wipe(&s2, sizeof(s2));
 	}
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-6@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-6@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	tw_store_close(st);
 	st = open_with(&o);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-7@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-7@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	/* deleting the subscriber removes its pseudonyms and re-auth ids */
 	random_state(&r2, imsi, 23);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-5@wlan.example"), &r2));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reauth-5@wlan.example"), &got));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reauth-5@wlan.example", r2), &r2));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("4reauth-5@wlan.example"), &got));
 	CHECK_OK(tw_store_sub_del(st, imsi));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-5@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-5@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
-	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-d"), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID("2pseudo-d"), out, &n), TW_ERR_NOTFOUND);
 	tw_store_close(st);
 	st = open_with(&o);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2pseudo-d"), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID("2pseudo-d"), out, &n), TW_ERR_NOTFOUND);
 	tw_store_close(st);
 
 	/* a tiny table (16 entries): stores beyond it flush and evict; all
@@ -1488,11 +1649,11 @@ static void test_identity(void)
 
 		for (int i = 0; i < 60; i++) {
 			snprintf(id, sizeof(id), "7p%d", i);
-			ok &= ops->pseudonym_store(ops->arg, ID(id), i % 2 ? imsi : other, 15) ==
+			ok &= ops->pseudonym_store(ops->arg, MIDP(id, (i % 2 ? imsi : other)), i % 2 ? imsi : other, 15) ==
 			      TW_OK;
 			snprintf(id, sizeof(id), "8r%d@x", i);
 			random_state(&r2, imsi, 50);
-			ok &= ops->reauth_store(ops->arg, ID(id), &r2) == TW_OK;
+			ok &= ops->reauth_store(ops->arg, MIDR(id, r2), &r2) == TW_OK;
 		}
 		CHECK(ok);
 		/* re-auth ids: the newest two per IMSI are kept (a fresh one per
@@ -1500,19 +1661,19 @@ static void test_identity(void)
 		 * ones go with the next write-behind round, memory and row */
 		for (int i = 58; i < 60; i++) {
 			snprintf(id, sizeof(id), "8r%d@x", i);
-			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_OK;
+			ok &= ops->reauth_lookup(ops->arg, MID(id), &got) == TW_OK;
 		}
 		CHECK(ok);
 		/* the rows go at a round's commit, memory right after it */
-		for (int i = 0; i < 300 && (raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1",
+		for (int i = 0; i < 300 && (raw_int(R_COUNT,
 						    imsi) > 2 ||
-					    ops->reauth_lookup(ops->arg, ID("8r57@x"), &got) == TW_OK);
+					    ops->reauth_lookup(ops->arg, MID("8r57@x"), &got) == TW_OK);
 		     i++)
 			usleep(10000);
-		CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+		CHECK(raw_int(R_COUNT, imsi) == 2);
 		for (int i = 0; i < 60; i++) {
 			snprintf(id, sizeof(id), "8r%d@x", i);
-			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) ==
+			ok &= ops->reauth_lookup(ops->arg, MID(id), &got) ==
 			      (i >= 58 ? TW_OK : TW_ERR_NOTFOUND);
 		}
 		CHECK(ok);
@@ -1522,22 +1683,22 @@ static void test_identity(void)
 		if (st == NULL)
 			return;
 		ops = tw_store_identity_ops(st);
-		CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
+		CHECK(raw_int(R_COUNT, imsi) == 2);
 		for (int i = 0; i < 60; i++) {
 			snprintf(id, sizeof(id), "8r%d@x", i);
-			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) ==
+			ok &= ops->reauth_lookup(ops->arg, MID(id), &got) ==
 			      (i >= 58 ? TW_OK : TW_ERR_NOTFOUND);
 		}
 		CHECK(ok);
 		/* the pseudonyms of the other IMSI: only its newest two remain */
 		snprintf(id, sizeof(id), "7p%d", 58);
-		CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+		CHECK_OK(ops->pseudonym_lookup(ops->arg, MID(id), out, &n));
 		CHECK(memcmp(out, other, 15) == 0);
 		snprintf(id, sizeof(id), "7p%d", 59);
-		CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+		CHECK_OK(ops->pseudonym_lookup(ops->arg, MID(id), out, &n));
 		CHECK(memcmp(out, imsi, 15) == 0);
 		snprintf(id, sizeof(id), "7p%d", 0);
-		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(id), out, &n), TW_ERR_NOTFOUND);
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, MID(id), out, &n), TW_ERR_NOTFOUND);
 	}
 	tw_store_close(st);
 
@@ -1549,10 +1710,10 @@ static void test_identity(void)
 		return;
 	ops = tw_store_identity_ops(st);
 	random_state(&r2, imsi, 50);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("8old@x"), &r2));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8old@x"), &got));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8old@x", r2), &r2));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("8old@x"), &got));
 	usleep(1100000);
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8old@x"), &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("8old@x"), &got), TW_ERR_NOTFOUND);
 	tw_store_close(st);
 
 	/* read-only: lookups only */
@@ -1562,9 +1723,9 @@ static void test_identity(void)
 		char id[16];
 
 		ops = tw_store_identity_ops(st);
-		CHECK_ERR(ops->pseudonym_store(ops->arg, ID("2ro"), imsi, 15), TW_ERR_STATE);
+		CHECK_ERR(ops->pseudonym_store(ops->arg, MIDP("2ro", imsi), imsi, 15), TW_ERR_STATE);
 		snprintf(id, sizeof(id), "7p%d", 59);
-		CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+		CHECK_OK(ops->pseudonym_lookup(ops->arg, MID(id), out, &n));
 		tw_store_close(st);
 	}
 	tw_eap_reauth_state_wipe(&r1);
@@ -1591,6 +1752,9 @@ struct it_arg {
 	uint16_t counter[IT_IDS];  /* last state stored (0: removed) */
 	char rimsi[IT_IDS][16];    /* the re-auth ids' IMSIs: one each (two
 				    * per IMSI are kept) */
+	/* minted before the threads start (mid() is for one thread) */
+	char rid[IT_IDS][TW_EAP_ID_MAX + 1];
+	char pid[IT_ROUNDS * IT_IDS][TW_EAP_ID_MAX + 1];
 };
 
 static void it_state(struct tw_eap_reauth_state *r, const char *imsi, uint16_t counter)
@@ -1621,12 +1785,12 @@ static void *it_main(void *p)
 	struct it_arg *a = p;
 	const struct tw_eap_identity_ops *ops = tw_store_identity_ops(a->st);
 	struct tw_eap_reauth_state rs, got;
-	char id[48];
+	const char *id;
 	int rc, tries;
 
 	for (int r = 0; r < IT_ROUNDS; r++) {
 		for (int i = 0; i < IT_IDS; i++) {
-			snprintf(id, sizeof(id), "8t%d-%d@x", a->t, i);
+			id = a->rid[i];
 			/* the same id several times in a row: likely to meet
 			 * its own earlier change being written */
 			for (int k = 0; k < 3; k++) {
@@ -1657,7 +1821,7 @@ static void *it_main(void *p)
 				else
 					a->errors += rc != TW_OK || got.counter != a->counter[i];
 			}
-			snprintf(id, sizeof(id), "2t%d-%d", a->t, r * IT_IDS + i);
+			id = a->pid[r * IT_IDS + i];
 			tries = 0;
 			do
 				rc = ops->pseudonym_store(ops->arg, ID(id), a->imsi, 15);
@@ -1680,7 +1844,7 @@ static void test_ident_threads(void)
 	static const uint8_t amf[2] = { 0x80, 0x00 };
 	pthread_t th[IT_THREADS];
 	struct tw_store *st;
-	char id[48], out[16];
+	char out[16];
 	size_t n = 0;
 	bool ok = true;
 
@@ -1703,6 +1867,12 @@ static void test_ident_threads(void)
 			make_milenage(&s, args[t].rimsi[i], amf, 0);
 			CHECK_OK(tw_store_sub_put(st, &s, false));
 		}
+		ops = tw_store_identity_ops(st);
+		for (int i = 0; i < IT_IDS; i++)
+			mint_into(ops, "8@x", args[t].rimsi[i], 15, args[t].rid[i],
+				  sizeof(args[t].rid[i]));
+		for (int k = 0; k < IT_ROUNDS * IT_IDS; k++)
+			mint_into(ops, "2", args[t].imsi, 15, args[t].pid[k], sizeof(args[t].pid[k]));
 	}
 	for (int t = 0; t < IT_THREADS; t++)
 		CHECK(pthread_create(&th[t], NULL, it_main, &args[t]) == 0);
@@ -1719,8 +1889,7 @@ static void test_ident_threads(void)
 		for (int i = 0; i < IT_IDS; i++) {
 			int rc;
 
-			snprintf(id, sizeof(id), "8t%d-%d@x", t, i);
-			rc = ops->reauth_lookup(ops->arg, ID(id), &got);
+			rc = ops->reauth_lookup(ops->arg, ID(args[t].rid[i]), &got);
 			if (args[t].counter[i] == 0)
 				ok &= rc == TW_ERR_NOTFOUND;
 			else
@@ -1730,14 +1899,13 @@ static void test_ident_threads(void)
 		for (int k = 0; k < IT_ROUNDS * IT_IDS; k++) {
 			int rc;
 
-			snprintf(id, sizeof(id), "2t%d-%d", t, k);
-			rc = ops->pseudonym_lookup(ops->arg, ID(id), out, &n);
+			rc = ops->pseudonym_lookup(ops->arg, ID(args[t].pid[k]), out, &n);
 			if (k >= IT_ROUNDS * IT_IDS - 2)
 				ok &= rc == TW_OK && n == 15 && memcmp(out, args[t].imsi, 15) == 0;
 			else
 				ok &= rc == TW_ERR_NOTFOUND;
 		}
-		ok &= raw_int("SELECT count(*) FROM pseudonym WHERE imsi = ?1", args[t].imsi) == 2;
+		ok &= raw_int(P_COUNT, args[t].imsi) == 2;
 	}
 	CHECK(ok);
 	tw_store_close(st);
@@ -1778,9 +1946,9 @@ static void test_ident_reader(void)
 	random_imsi(imsi);
 	make_milenage(&s, imsi, amf, 0);
 	CHECK_OK(tw_store_sub_put(st, &s, false));
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-1"), imsi, 15));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2reader-1", imsi), imsi, 15));
 	random_state(&r1, imsi, 23);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reader-1@x"), &r1));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reader-1@x", r1), &r1));
 	tw_store_close(st);
 
 	st = open_with(&o); /* the ids are in the database only now */
@@ -1791,15 +1959,15 @@ static void test_ident_reader(void)
 	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v)); /* reserves */
 	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
 	CHECK(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL) == SQLITE_OK);
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-2"), imsi, 15));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2reader-2", imsi), imsi, 15));
 	usleep(300000); /* a round has begun and waits for the lock */
 	tw_store_get_stats(st, &s0);
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2reader-1"), out, &n));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2reader-1"), out, &n));
 	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reader-1@x"), &got));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("4reader-1@x"), &got));
 	CHECK(state_eq(&got, &r1));
-	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID("2reader-2"), out, &n));
-	CHECK_OK(ops->pseudonym_store(ops->arg, ID("2reader-3"), imsi, 15));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2reader-2"), out, &n));
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2reader-3", imsi), imsi, 15));
 	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v));
 	tw_store_get_stats(st, &s1);
 	CHECK(s1.ident_rounds == s0.ident_rounds && s1.io_errors == s0.io_errors);
@@ -1810,7 +1978,7 @@ static void test_ident_reader(void)
 		tw_store_get_stats(st, &s1);
 	}
 	CHECK(s1.ident_rounds > s0.ident_rounds && s1.io_errors == s0.io_errors);
-	CHECK(raw_int("SELECT count(*) FROM pseudonym WHERE imsi = ?1", imsi) == 2);
+	CHECK(raw_int(P_COUNT, imsi) == 2);
 	tw_store_close(st);
 	tw_eap_reauth_state_wipe(&r1);
 	tw_eap_reauth_state_wipe(&got);
@@ -1900,8 +2068,8 @@ static void test_other_process(void)
 	CHECK_OK(tw_store_sim_triplets(a, ic, (const uint8_t(*)[16])rands, 2, tr));
 	ops = tw_store_identity_ops(a);
 	random_state(&rs, id, 23);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("4reauth-x@wlan.example"), &rs));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("4reauth-x@wlan.example"), &got));
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("4reauth-x@wlan.example", rs), &rs));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MID("4reauth-x@wlan.example"), &got));
 
 	/* the other process: d and c deleted, m replaced with new keys */
 	CHECK_OK(tw_store_sub_del(b, id));
@@ -1913,7 +2081,7 @@ static void test_other_process(void)
 	CHECK_ERR(tw_store_sim_triplets(a, ic, (const uint8_t(*)[16])rands, 2, tr),
 		  TW_ERR_NOTFOUND);
 	CHECK_ERR(tw_store_aka_vector(a, id, false, rand_, &v), TW_ERR_NOTFOUND);
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("4reauth-x@wlan.example"), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MID("4reauth-x@wlan.example"), &got),
 		  TW_ERR_NOTFOUND);
 	tw_test_random(rand_, 16);
 	CHECK_OK(tw_store_aka_vector(a, im, false, rand_, &v));
@@ -2098,92 +2266,105 @@ static void test_threads(void)
 	tw_wipe(&b, sizeof(b));
 }
 
-/* A version 1 file (no reauth.imsi): read as it is when read-only, and
- * migrated to version 2 when opened for writing, its rows kept. */
+/*
+ * Versions 1 and 2 (a row per id, random ids): refused read-only with a
+ * clear message; opened for writing, migrated to version 3 in one
+ * transaction: the old tables go (their ids cannot name a row: those
+ * peers authenticate fully once), subscribers and SQN state stay.
+ */
 static void test_schema_migration(void)
 {
+	static const char *const v2_sql =
+		"DROP TABLE ident;"
+		"CREATE TABLE pseudonym (id BLOB PRIMARY KEY, imsi TEXT NOT NULL,"
+		" created INTEGER NOT NULL);"
+		"CREATE INDEX pseudonym_imsi ON pseudonym (imsi, created);"
+		"CREATE TABLE reauth (id BLOB PRIMARY KEY, state BLOB NOT NULL,"
+		" created INTEGER NOT NULL, imsi TEXT);"
+		"CREATE INDEX reauth_created ON reauth (created);"
+		"CREATE INDEX reauth_imsi ON reauth (imsi, created);"
+		"INSERT INTO pseudonym VALUES (x'32616263', '001010000000001', 1);"
+		"INSERT INTO reauth VALUES (x'34616263', x'00', 1, '001010000000001');"
+		"UPDATE meta SET value = 2 WHERE name = 'schema_version'";
 	struct tw_store_opts o = opts_default();
 	const struct tw_eap_identity_ops *ops;
 	struct tw_eap_reauth_state r1, got;
 	struct tw_subscriber s;
+	struct tw_store_sub_info info;
 	static const uint8_t amf[2] = { 0x80, 0x00 };
 	struct tw_store *st;
 	sqlite3 *h = NULL;
-	char imsi[16], id[32];
-	bool ok = true;
+	char imsi[16], err[200];
+	int rc;
 
-	db_remove();
-	st = open_with(&o);
-	if (st == NULL)
-		return;
-	ops = tw_store_identity_ops(st);
-	random_imsi(imsi);
-	make_milenage(&s, imsi, amf, 0);
-	CHECK_OK(tw_store_sub_put(st, &s, false));
-	random_state(&r1, imsi, 50);
-	CHECK_OK(ops->reauth_store(ops->arg, ID("8legacy@x"), &r1));
-	tw_store_close(st);
-	/* what a version 1 store looked like */
-	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
-	CHECK(sqlite3_exec(h, "DROP INDEX reauth_imsi; ALTER TABLE reauth DROP COLUMN imsi;"
-			   "UPDATE meta SET value = 1 WHERE name = 'schema_version'",
-			   NULL, NULL, NULL) == SQLITE_OK);
-	sqlite3_close(h);
-	CHECK(raw_int("SELECT count(*) FROM pragma_table_info('reauth') WHERE name = 'imsi'"
-		      " AND ?1 IS NOT NULL", imsi) == 0);
+	for (int version = 1; version <= 2; version++) {
+		db_remove();
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		random_imsi(imsi);
+		make_milenage(&s, imsi, amf, 0x123);
+		CHECK_OK(tw_store_sub_put(st, &s, false));
+		tw_store_close(st);
+		/* what a version 2 (or 1: reauth without imsi) file looked like */
+		CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+		CHECK(sqlite3_exec(h, v2_sql, NULL, NULL, NULL) == SQLITE_OK);
+		if (version == 1)
+			CHECK(sqlite3_exec(h, "DROP INDEX reauth_imsi;"
+					   " ALTER TABLE reauth DROP COLUMN imsi;"
+					   "UPDATE meta SET value = 1 WHERE name = 'schema_version'",
+					   NULL, NULL, NULL) == SQLITE_OK);
+		sqlite3_close(h);
 
-	o.read_only = true;
-	st = open_with(&o);
-	if (st != NULL) {
+		o.read_only = true;
+		st = NULL;
+		rc = tw_store_open(&st, &(struct tw_store_opts){ .path = db, .kek = kek,
+								 .read_only = true },
+				   err, sizeof(err));
+		CHECK(rc != TW_OK && st == NULL);
+		CHECK(strstr(err, "open it for writing once to migrate it") != NULL);
+		tw_store_close(st);
+		CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version'"
+			      " AND ?1 IS NOT NULL", imsi) == version);
+
+		o.read_only = false;
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version'"
+			      " AND ?1 IS NOT NULL", imsi) == 3);
+		CHECK(raw_int("SELECT count(*) FROM sqlite_master WHERE name IN"
+			      " ('pseudonym', 'reauth', 'reauth_imsi') AND ?1 IS NOT NULL",
+			      imsi) == 0);
+		/* the subscriber and its SQN state are as they were */
+		CHECK_OK(tw_store_sub_info(st, imsi, &info));
+		CHECK(info.seq_he == 0x123);
 		ops = tw_store_identity_ops(st);
-		CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID("2abc"), err, &(size_t){ 0 }),
+			  TW_ERR_NOTFOUND);
+		random_state(&r1, imsi, 50);
+		CHECK_OK(ops->reauth_store(ops->arg, MIDR("8after-migration@x", r1), &r1));
+		tw_store_close(st);
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		ops = tw_store_identity_ops(st);
+		CHECK_OK(ops->reauth_lookup(ops->arg, MID("8after-migration@x"), &got));
 		CHECK(state_eq(&got, &r1));
 		tw_store_close(st);
+		nminted = 0; /* the next round mints anew */
 	}
-	CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version' AND ?1 IS NOT NULL",
-		      imsi) == 1);
-
-	o.read_only = false;
-	st = open_with(&o);
-	if (st == NULL)
-		return;
-	CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version' AND ?1 IS NOT NULL",
-		      imsi) == 2);
-	ops = tw_store_identity_ops(st);
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
-	CHECK(state_eq(&got, &r1));
-	for (int i = 0; i < 5; i++) {
-		snprintf(id, sizeof(id), "8new%d@x", i);
-		ok &= ops->reauth_store(ops->arg, ID(id), &r1) == TW_OK;
-	}
-	CHECK(ok);
-	tw_store_close(st);
-	/* the new rows are pruned to two; the legacy row (no IMSI) stays
-	 * until it expires */
-	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
-	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi IS NULL AND ?1 IS NOT NULL",
-		      imsi) == 1);
-	st = open_with(&o);
-	if (st == NULL)
-		return;
-	ops = tw_store_identity_ops(st);
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8new4@x"), &got));
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8new3@x"), &got));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, ID("8new2@x"), &got), TW_ERR_NOTFOUND);
-	CHECK_OK(ops->reauth_lookup(ops->arg, ID("8legacy@x"), &got));
-	tw_store_close(st);
 	tw_eap_reauth_state_wipe(&r1);
 	tw_eap_reauth_state_wipe(&got);
 	tw_wipe(&s, sizeof(s));
 }
 
 /*
- * Re-auth pruning takes rows over in place: once an IMSI has its two, a
- * new id replaces the older one's row (an UPDATE, as for pseudonyms), so
- * the IMSI never gets a third row, not even inside a round. Each close
- * ends a write-behind round; rowids are the table's own (a fresh file:
- * the first two rows are 1 and 2, an INSERT would make 3). The newest two
- * are found, the rest are not, and a v2 file reopened keeps it so.
+ * One row per IMSI: each re-auth id stored goes to slot 0 and the one
+ * before to slot 1, the older one leaves (memory and row), whether the
+ * two come in one round or each in its own (each close ends a round).
+ * The newest two are found after a reopen, the rest are not; the newest
+ * stored again changes its slot in place.
  */
 static void test_reauth_in_place(void)
 {
@@ -2194,6 +2375,7 @@ static void test_reauth_in_place(void)
 	static const uint8_t amf[2] = { 0x80, 0x00 };
 	struct tw_store *st;
 	char imsi[16], id[32];
+	uint8_t b[TW_EAP_ID_MAX];
 	bool ok = true;
 
 	db_remove();
@@ -2210,37 +2392,226 @@ static void test_reauth_in_place(void)
 		}
 		snprintf(id, sizeof(id), "8ip%d@x", i);
 		r1.counter = (uint16_t)i;
-		ok &= ops->reauth_store(ops->arg, ID(id), &r1) == TW_OK;
+		ok &= ops->reauth_store(ops->arg, MIDR(id, r1), &r1) == TW_OK;
 		tw_store_close(st);
-		ok &= raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) ==
-		      (i == 0 ? 1 : 2);
-		ok &= raw_int("SELECT max(rowid) FROM reauth WHERE ?1 IS NOT NULL", imsi) ==
-		      (i == 0 ? 1 : 2);
+		ok &= raw_int("SELECT count(*) FROM ident WHERE imsi = ?1", imsi) == 1;
+		ok &= raw_int(R_COUNT, imsi) == (i == 0 ? 1 : 2);
+		ok &= raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", MID(id), b, sizeof(b)) ==
+		      strlen(mid(ops, id, NULL, 0));
+		if (i > 0) {
+			snprintf(id, sizeof(id), "8ip%d@x", i - 1);
+			ok &= raw_blob("SELECT r1 FROM ident WHERE r1 = ?1", MID(id), b,
+				       sizeof(b)) > 0;
+		}
 	}
 	CHECK(ok);
 	st = open_with(&o);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	for (int i = 0; i < 6; i++) {
+	/* and two more in one round */
+	for (int i = 6; i < 8; i++) {
 		snprintf(id, sizeof(id), "8ip%d@x", i);
-		if (i >= 4)
-			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_OK && got.counter == i;
-		else
-			ok &= ops->reauth_lookup(ops->arg, ID(id), &got) == TW_ERR_NOTFOUND;
+		r1.counter = (uint16_t)i;
+		ok &= ops->reauth_store(ops->arg, MIDR(id, r1), &r1) == TW_OK;
 	}
-	CHECK(ok);
-	/* the newest id stored again replaces its own row: both stay */
-	r1.counter = 77;
-	CHECK_OK(ops->reauth_store(ops->arg, ID("8ip5@x"), &r1));
 	tw_store_close(st);
-	CHECK(raw_int("SELECT count(*) FROM reauth WHERE imsi = ?1", imsi) == 2);
 	st = open_with(&o);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	CHECK(ops->reauth_lookup(ops->arg, ID("8ip5@x"), &got) == TW_OK && got.counter == 77);
-	CHECK(ops->reauth_lookup(ops->arg, ID("8ip4@x"), &got) == TW_OK && got.counter == 4);
+	for (int i = 0; i < 8; i++) {
+		snprintf(id, sizeof(id), "8ip%d@x", i);
+		if (i >= 6)
+			ok &= ops->reauth_lookup(ops->arg, MID(id), &got) == TW_OK && got.counter == i;
+		else
+			ok &= ops->reauth_lookup(ops->arg, MID(id), &got) == TW_ERR_NOTFOUND;
+	}
+	CHECK(ok);
+	/* the newest id stored again changes its own slot: both stay */
+	r1.counter = 77;
+	CHECK_OK(ops->reauth_store(ops->arg, MID("8ip7@x"), &r1));
+	tw_store_close(st);
+	CHECK(raw_int(R_COUNT, imsi) == 2);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK(ops->reauth_lookup(ops->arg, MID("8ip7@x"), &got) == TW_OK && got.counter == 77);
+	CHECK(ops->reauth_lookup(ops->arg, MID("8ip6@x"), &got) == TW_OK && got.counter == 6);
+	tw_store_close(st);
+	tw_eap_reauth_state_wipe(&r1);
+	tw_eap_reauth_state_wipe(&got);
+	tw_wipe(&s, sizeof(s));
+}
+
+/*
+ * Minted ids (schema 3): the leading digit, 26 characters [0-9a-v], the
+ * realm; the body decrypts (OpenSSL, from the layout's description) to
+ * the IMSI it was minted for, and every id of an IMSI differs. The store
+ * takes only ids minted for the IMSI given; a look-up of anything else,
+ * or of a stored id with one character changed, finds nothing (from the
+ * database too); a sealed state changed on disk, or moved to another id,
+ * does not open; expired re-auth state leaves the database in a sweep.
+ */
+static void test_minted_ids(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r1, got;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	static char seen[1000][32];
+	struct tw_store *st;
+	char imsi[16], other[16], dec[16], out[16], p[64], r[80], bad[80], q[80];
+	uint8_t rnd[6], b[TW_EAP_ID_MAX];
+	size_t n = 0;
+	bool ok = true;
+
+	db_remove();
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	random_imsi(imsi);
+	random_imsi(other);
+	other[3] = imsi[3] == '9' ? '0' : (char)(imsi[3] + 1);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+
+	for (int i = 0; i < 1000; i++) {
+		mint_into(ops, "7", imsi, 15, seen[i], sizeof(seen[i]));
+		ok &= strlen(seen[i]) == 27 && seen[i][0] == '7' &&
+		      strspn(seen[i] + 1, "0123456789abcdefghijklmnopqrstuv") == 26;
+		ossl_id_imsi(seen[i], dec, rnd);
+		ok &= strcmp(dec, imsi) == 0;
+		for (int j = 0; j < i && ok; j++)
+			ok &= strcmp(seen[i], seen[j]) != 0;
+	}
+	CHECK(ok);
+	/* IMSIs of 5..15 digits */
+	mint_into(ops, "2", "00101", 5, p, sizeof(p));
+	ossl_id_imsi(p, dec, rnd);
+	CHECK(strcmp(dec, "00101") == 0);
+	CHECK_ERR(ops->mint_body(ops->arg, "1234", 4, b, sizeof(b), &n), TW_ERR_INVAL);
+	CHECK_ERR(ops->mint_body(ops->arg, "00101000000000x", 15, b, sizeof(b), &n),
+		  TW_ERR_INVAL);
+	CHECK_ERR(ops->mint_body(ops->arg, imsi, 15, b, 25, &n), TW_ERR_OVERFLOW);
+
+	/* only ids minted for the IMSI given */
+	mint_into(ops, "2", imsi, 15, p, sizeof(p));
+	mint_into(ops, "4@wlan.example", imsi, 15, r, sizeof(r));
+	mint_into(ops, "2", other, 15, q, sizeof(q));
+	CHECK_ERR(ops->pseudonym_store(ops->arg, ID(q), imsi, 15), TW_ERR_INVAL);
+	CHECK_ERR(ops->pseudonym_store(ops->arg, ID("2abcdefghijklmnopqrstuvwxyz"), imsi, 15),
+		  TW_ERR_INVAL);
+	random_state(&r1, other, 23);
+	CHECK_ERR(ops->reauth_store(ops->arg, ID(r), &r1), TW_ERR_INVAL);
+	random_state(&r1, imsi, 23);
+	CHECK_OK(ops->pseudonym_store(ops->arg, ID(p), imsi, 15));
+	CHECK_OK(ops->reauth_store(ops->arg, ID(r), &r1));
+	tw_store_close(st);
+
+	st = open_with(&o); /* from the database now */
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(p), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
+	CHECK_OK(ops->reauth_lookup(ops->arg, ID(r), &got));
+	CHECK(state_eq(&got, &r1));
+	/* every character of the body changed, in turn */
+	for (size_t i = 1; i <= 26; i++) {
+		snprintf(bad, sizeof(bad), "%s", p);
+		bad[i] = bad[i] == 'a' ? 'b' : 'a';
+		ok &= ops->pseudonym_lookup(ops->arg, ID(bad), out, &n) == TW_ERR_NOTFOUND;
+		snprintf(bad, sizeof(bad), "%s", r);
+		bad[i] = bad[i] == 'v' ? '0' : 'v';
+		ok &= ops->reauth_lookup(ops->arg, ID(bad), &got) == TW_ERR_NOTFOUND;
+	}
+	CHECK(ok);
+	/* another spelling of the same block (the 2 spare bits set), a
+	 * character outside the alphabet, cut short, a realm without "@" */
+	snprintf(bad, sizeof(bad), "%s", p);
+	bad[26] = (char)(bad[26] == '1' ? '2' : '1');
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(bad), out, &n), TW_ERR_NOTFOUND);
+	bad[26] = 'w';
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(bad), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)p, 26, out, &n),
+		  TW_ERR_NOTFOUND);
+	snprintf(bad, sizeof(bad), "%s", r);
+	bad[27] = '.';
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID(bad), &got), TW_ERR_NOTFOUND);
+	/* the pseudonym is not a re-auth id, nor the other way round */
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID(p), &got), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(r), out, &n), TW_ERR_NOTFOUND);
+	tw_store_close(st);
+
+	/* a sealed state changed on disk, then moved to another id */
+	{
+		sqlite3 *h = NULL;
+
+		CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+		CHECK(sqlite3_exec(h, "UPDATE ident SET r0_state ="
+				   " substr(r0_state, 1, 40) || x'00' || substr(r0_state, 42)"
+				   " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) <> x'00';"
+				   "UPDATE ident SET r0_state ="
+				   " substr(r0_state, 1, 40) || x'01' || substr(r0_state, 42)"
+				   " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) = x'00'",
+				   NULL, NULL, NULL) == SQLITE_OK);
+		sqlite3_close(h);
+	}
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK(ops->reauth_lookup(ops->arg, ID(r), &got) != TW_OK);
+	CHECK(tw_ct_is_zero(&got, sizeof(got)));
+	{
+		char r2[80];
+
+		mint_into(ops, "4@wlan.example", imsi, 15, r2, sizeof(r2));
+		CHECK_OK(ops->reauth_store(ops->arg, ID(r2), &r1));
+		tw_store_close(st);
+		/* r2's sealed state into r's slot (r0 <- r1 of the row) */
+		{
+			sqlite3 *h = NULL;
+
+			CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+			CHECK(sqlite3_exec(h, "UPDATE ident SET r1_state = r0_state"
+					   " WHERE r0 IS NOT NULL AND r1 IS NOT NULL",
+					   NULL, NULL, NULL) == SQLITE_OK);
+			sqlite3_close(h);
+		}
+		st = open_with(&o);
+		if (st == NULL)
+			return;
+		ops = tw_store_identity_ops(st);
+		CHECK_OK(ops->reauth_lookup(ops->arg, ID(r2), &got));
+		CHECK(state_eq(&got, &r1));
+		CHECK(ops->reauth_lookup(ops->arg, ID(r), &got) != TW_OK);
+	}
+	tw_store_close(st);
+
+	/* expired re-auth state leaves the database (TTL 1 s, a sweep every
+	 * 100 ms); the pseudonym stays */
+	o.reauth_ttl = 1;
+	o.sweep_ms = 100;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	mint_into(ops, "4@x", imsi, 15, r, sizeof(r));
+	CHECK_OK(ops->reauth_store(ops->arg, ID(r), &r1));
+	for (int i = 0; i < 100 && raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", ID(r), b,
+					    sizeof(b)) == 0; i++)
+		usleep(20000);
+	CHECK(raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", ID(r), b, sizeof(b)) == strlen(r));
+	for (int i = 0; i < 200 && raw_int(R_COUNT, imsi) != 0; i++)
+		usleep(20000);
+	CHECK(raw_int(R_COUNT, imsi) == 0);
+	CHECK(raw_int(P_COUNT, imsi) == 1);
+	CHECK_ERR(ops->reauth_lookup(ops->arg, ID(r), &got), TW_ERR_NOTFOUND);
 	tw_store_close(st);
 	tw_eap_reauth_state_wipe(&r1);
 	tw_eap_reauth_state_wipe(&got);
@@ -2267,6 +2638,7 @@ void test_main(void)
 	test_identity();
 	test_schema_migration();
 	test_reauth_in_place();
+	test_minted_ids();
 	test_ident_threads();
 	test_ident_reader();
 	test_ident_random_fork();
