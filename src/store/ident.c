@@ -24,8 +24,8 @@
  * the table is one array, chained by index.
  *
  * Re-auth contexts hold K_encr, K_aut, MK / K_re: in memory and on disk
- * they exist only sealed under a key from the KEK (AES-256-GCM with a
- * synthetic IV, fixed serialisation below); they are opened per lookup
+ * they exist only sealed under keys from the KEK (AES-256-CTR and
+ * HMAC-SHA-256, seal_state; fixed serialisation below); they are opened per lookup
  * into the caller's struct.
  *
  * Pseudonyms are one-time (§4.1.1.7): the newest two per IMSI are kept (the
@@ -49,7 +49,6 @@
 
 #include "store_internal.h"
 #include "twag/bytes.h"
-#include "twag/gcm.h"
 #include "twag/hmac.h"
 
 /*
@@ -202,11 +201,11 @@ static bool b32_dec(const uint8_t in[STORE_ID_BODY_LEN], uint8_t out[16])
 }
 
 /* The keys of schema 3 from the KEK, each HMAC-SHA-256(KEK, its label):
- * minted ids (AES-128, the first 16 octets), re-auth state (AES-256-GCM)
- * and its synthetic IVs (HMAC-SHA-256). */
+ * minted ids (AES-128, the first 16 octets), re-auth state (AES-256-CTR)
+ * and its tags (HMAC-SHA-256). */
 static const char label_id[] = "twag store: key of minted identities (schema 3)";
 static const char label_state[] = "twag store: key of re-auth state (schema 3)";
-static const char label_state_iv[] = "twag store: IV key of re-auth state (schema 3)";
+static const char label_state_mac[] = "twag store: MAC key of re-auth state (schema 3)";
 
 int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
 {
@@ -217,10 +216,10 @@ int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
 	rc = tw_aes_init(&st->id_key, k, 16);
 	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_state, sizeof(label_state) - 1);
 	if (rc == TW_OK)
-		rc = tw_gcm_init(&st->state_key, k, 32);
-	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_state_iv,
-		       sizeof(label_state_iv) - 1);
-	tw_hmac_sha256_init(&st->state_iv_key, k, 32);
+		rc = tw_aes_init(&st->state_key, k, 32);
+	tw_hmac_sha256(k, kek, kek_len, (const uint8_t *)label_state_mac,
+		       sizeof(label_state_mac) - 1);
+	tw_hmac_sha256_init(&st->state_mac_key, k, 32);
 	tw_wipe(k, sizeof(k));
 	return rc;
 }
@@ -302,47 +301,58 @@ static bool id_is_of(const struct tw_store *st, const uint8_t *id, size_t len, c
 }
 
 /*
- * Re-auth state at rest (schema 3): sealed with AES-256-GCM under a key
- * from the KEK, with a synthetic IV (the construction of RFC 5297 §2.1
- * with GCM in place of CTR): IV = the first 12 octets of HMAC-SHA-256
- * under a second key from the KEK over id | plaintext. So an IV repeats
- * only with the same id and the same state (which the tag then reveals,
- * nothing else), however many states are sealed under one KEK: a random
- * 96-bit IV would not allow the 2^32 and more that a gateway seals in its
- * life. The id is the associated data: a state moved to another id does
- * not open. Stored: IV | ciphertext | tag (STORE_REAUTH_WRAP_LEN).
- * This replaces the RFC 5649 wrap of schema 2, which took 102 dependent
- * AES block operations per state on the packet path.
+ * Re-auth state at rest (schema 3), encrypt-then-MAC: AES-256-CTR under
+ * one key from the KEK with a random 128-bit initial counter block, then
+ * HMAC-SHA-256 under another over len(id) | id | IV | ciphertext. Stored:
+ * IV | ciphertext | tag (STORE_REAUTH_WRAP_LEN). A random 128-bit IV lets
+ * a gateway seal far more states under one KEK than the 2^32 that 96-bit
+ * GCM IVs allow (SP 800-38D §8.3), and a repeated IV would not weaken the
+ * tag. The id is authenticated: a state moved to another id does not
+ * open. This replaces the RFC 5649 wrap of schema 2, which took 102
+ * dependent AES block operations per state on the packet path.
  */
+static void state_tag(struct tw_store *st, const uint8_t *id, size_t id_len,
+		      const uint8_t sealed[STORE_REAUTH_WRAP_LEN], uint8_t tag[32])
+{
+	struct tw_hmac_sha256_ctx h = st->state_mac_key;
+	uint8_t n = (uint8_t)id_len;
+
+	tw_hmac_sha256_update(&h, &n, 1);
+	tw_hmac_sha256_update(&h, id, id_len);
+	tw_hmac_sha256_update(&h, sealed, 16 + STORE_REAUTH_SER_LEN);
+	tw_hmac_sha256_final(&h, tag);
+	tw_hmac_sha256_wipe(&h);
+}
+
 static int seal_state(struct tw_store *st, const uint8_t *id, size_t id_len,
 		      const uint8_t plain[STORE_REAUTH_SER_LEN],
 		      uint8_t out[STORE_REAUTH_WRAP_LEN])
 {
-	struct tw_hmac_sha256_ctx h = st->state_iv_key;
-	uint8_t iv[32];
-	int rc;
+	int rc = random_cb(st, out, 16);
 
-	tw_hmac_sha256_update(&h, id, id_len);
-	tw_hmac_sha256_update(&h, plain, STORE_REAUTH_SER_LEN);
-	tw_hmac_sha256_final(&h, iv);
-	memcpy(out, iv, TW_GCM_IV_LEN);
-	rc = tw_gcm_encrypt(&st->state_key, out, id, id_len, plain, out + TW_GCM_IV_LEN,
-			    STORE_REAUTH_SER_LEN, out + TW_GCM_IV_LEN + STORE_REAUTH_SER_LEN,
-			    TW_GCM_TAG_LEN);
-	tw_hmac_sha256_wipe(&h);
-	tw_wipe(iv, sizeof(iv));
-	return rc;
+	if (rc != TW_OK)
+		return rc;
+	tw_aes_ctr(&st->state_key, out, out + 16, plain, STORE_REAUTH_SER_LEN);
+	state_tag(st, id, id_len, out, out + 16 + STORE_REAUTH_SER_LEN);
+	return TW_OK;
 }
 
 /* TW_ERR_AUTH when the tag does not verify (another KEK, another id, a
- * changed octet); plain is wiped then. */
+ * changed octet): nothing is decrypted then. */
 static int open_state(struct tw_store *st, const uint8_t *id, size_t id_len,
 		      const uint8_t in[STORE_REAUTH_WRAP_LEN],
 		      uint8_t plain[STORE_REAUTH_SER_LEN])
 {
-	return tw_gcm_decrypt(&st->state_key, in, id, id_len, in + TW_GCM_IV_LEN, plain,
-			      STORE_REAUTH_SER_LEN, in + TW_GCM_IV_LEN + STORE_REAUTH_SER_LEN,
-			      TW_GCM_TAG_LEN);
+	uint8_t tag[32];
+	bool ok;
+
+	state_tag(st, id, id_len, in, tag);
+	ok = tw_ct_eq(tag, in + 16 + STORE_REAUTH_SER_LEN, 32);
+	tw_wipe(tag, sizeof(tag));
+	if (!ok)
+		return TW_ERR_AUTH;
+	tw_aes_ctr(&st->state_key, in, plain, in + 16, STORE_REAUTH_SER_LEN);
+	return TW_OK;
 }
 
 /* ---- rows of table ident (one per IMSI) ---------------------------------- */
@@ -1078,10 +1088,16 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
 					changed = true;
 				}
 		} else if (!slot_is(row->p[0].id, row->p[0].len, e->key, e->key_len)) {
-			if (row->p[1].len &&
-			    !slot_is(row->p[1].id, row->p[1].len, e->key, e->key_len))
-				pruned_add(t, IDENT_PSEUDONYM, row->p[1].id, row->p[1].len);
-			row->p[1] = row->p[0];
+			/* an empty slot 0 (its id removed) is filled, slot 1
+			 * stays; else slot 0 moves down over slot 1 */
+			if (row->p[0].len != 0 ||
+			    slot_is(row->p[1].id, row->p[1].len, e->key, e->key_len)) {
+				if (row->p[1].len &&
+				    !slot_is(row->p[1].id, row->p[1].len, e->key, e->key_len))
+					pruned_add(t, IDENT_PSEUDONYM, row->p[1].id,
+						   row->p[1].len);
+				row->p[1] = row->p[0];
+			}
 			memcpy(row->p[0].id, e->key, e->key_len);
 			row->p[0].len = e->key_len;
 			changed = true;
@@ -1097,9 +1113,15 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
 		return changed;
 	}
 	if (!slot_is(row->r[0].id, row->r[0].len, e->key, e->key_len)) {
-		if (row->r[1].len && !slot_is(row->r[1].id, row->r[1].len, e->key, e->key_len))
-			pruned_add(t, IDENT_REAUTH, row->r[1].id, row->r[1].len);
-		row->r[1] = row->r[0];
+		/* as for pseudonyms: a removed id's empty slot 0 is filled (the
+		 * re-auth flow removes the id used, then stores the next) */
+		if (row->r[0].len != 0 ||
+		    slot_is(row->r[1].id, row->r[1].len, e->key, e->key_len)) {
+			if (row->r[1].len &&
+			    !slot_is(row->r[1].id, row->r[1].len, e->key, e->key_len))
+				pruned_add(t, IDENT_REAUTH, row->r[1].id, row->r[1].len);
+			row->r[1] = row->r[0];
+		}
 		memcpy(row->r[0].id, e->key, e->key_len);
 		row->r[0].len = e->key_len;
 	}
@@ -1146,7 +1168,11 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 /*
  * Expired re-auth slots: the next STORE_SWEEP_ROWS rows after the last
  * sweep's (along the key; from the start again at the end), those with a
- * slot older than the TTL emptied. *n: how many rows were looked at.
+ * slot older than the TTL emptied, a row left empty deleted. *n: how many
+ * rows were looked at; a full batch makes the next round go on (bounded
+ * work per round, a pass over all rows per sweep period and as many
+ * rounds as it takes: about a millisecond per 1024 rows). A round that
+ * fails has moved the cursor anyway: those rows wait for the next pass.
  */
 static int sweep(struct tw_store *st, int64_t now, int *n)
 {
@@ -1161,7 +1187,8 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 	hit = malloc(STORE_SWEEP_ROWS * sizeof(*hit));
 	if (hit == NULL)
 		return TW_OK; /* at the next sweep */
-	sqlite3_bind_text(q, 1, t->sweep_after, -1, SQLITE_STATIC);
+	/* the loop below moves sweep_after on: bound as a copy */
+	sqlite3_bind_text(q, 1, t->sweep_after, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const unsigned char *im = sqlite3_column_text(q, 0);
@@ -1188,6 +1215,11 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 		sqlite3_bind_int64(u, 2, cutoff);
 		rc = sqlite3_step(u);
 		sqlite3_reset(u);
+		if (rc == SQLITE_DONE) { /* a row left with no id at all goes */
+			sqlite3_bind_text(st->id_q.sweep_del, 1, hit[i], -1, SQLITE_STATIC);
+			rc = sqlite3_step(st->id_q.sweep_del);
+			sqlite3_reset(st->id_q.sweep_del);
+		}
 	}
 	free(hit);
 	*n = rows;
@@ -1251,6 +1283,13 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 				t->gone++;
 			}
 		}
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (t->npruned > 0) {
+		/* a look-up that read a row before this commit must not cache
+		 * an id the commit pruned (lookup checks gone) */
+		pthread_mutex_lock(&t->lock);
+		t->gone++;
 		pthread_mutex_unlock(&t->lock);
 	}
 	t->npruned = 0;
@@ -1592,6 +1631,10 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		rc = store_prepare(st->db, &st->id_q.sweep_sel,
 				   "SELECT imsi, r0_t, r1_t FROM ident WHERE imsi > ?1"
 				   " ORDER BY imsi LIMIT ?2", errbuf, errbuf_len);
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.sweep_del,
+				   "DELETE FROM ident WHERE imsi = ?1 AND p0 IS NULL AND p1 IS NULL"
+				   " AND r0 IS NULL AND r1 IS NULL", errbuf, errbuf_len);
 	/* in an UPDATE every expression reads the row as it was */
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.sweep_clr,
@@ -1654,7 +1697,7 @@ void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
 	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.del,
-				&st->id_q.sweep_sel, &st->id_q.sweep_clr };
+				&st->id_q.sweep_sel, &st->id_q.sweep_clr, &st->id_q.sweep_del };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

@@ -84,8 +84,8 @@ static const char schema_sql[] =
 	" sqn_reserved INTEGER NOT NULL,"
 	" gen INTEGER NOT NULL);"
 	/* one row per IMSI (ident.c): the newest two pseudonyms (p0 newest)
-	 * and the newest two re-auth ids, each with its state (an RFC 5649
-	 * wrap of the fixed serialisation in ident.c) and when it was stored
+	 * and the newest two re-auth ids, each with its state (sealed under a
+	 * key from the KEK: ident.c seal_state) and when it was stored
 	 * (wall µs); found by the IMSI every minted id carries, so no other
 	 * index */
 	IDENT_TABLE_SQL;
@@ -1300,8 +1300,8 @@ void tw_store_close(struct tw_store *st)
 		pthread_mutex_destroy(&st->stripe[i]);
 	tw_aes_wipe(&st->kek);
 	tw_aes_wipe(&st->id_key);
-	tw_gcm_wipe(&st->state_key);
-	tw_hmac_sha256_wipe(&st->state_iv_key);
+	tw_aes_wipe(&st->state_key);
+	tw_hmac_sha256_wipe(&st->state_mac_key);
 	tw_wipe(st, sizeof(*st));
 	free(st);
 }

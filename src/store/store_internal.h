@@ -24,7 +24,6 @@
 #include <stdint.h>
 
 #include "twag/aes.h"
-#include "twag/gcm.h"
 #include "twag/hmac.h"
 #include "twag/eap_method.h"
 #include "twag/store.h"
@@ -52,10 +51,10 @@ enum {
 	 * before a store waits for it (ident.c put) */
 	STORE_IDENT_CACHE_DEFAULT = 65536,
 	STORE_REAUTH_TTL_DEFAULT = 86400,
-	/* re-auth state: fixed serialisation (ident.c), sealed with a
-	 * synthetic IV: IV (12) | AES-256-GCM ciphertext | tag (16) */
+	/* re-auth state: fixed serialisation (ident.c), sealed:
+	 * IV (16) | AES-256-CTR ciphertext | HMAC-SHA-256 tag (32) */
 	STORE_REAUTH_SER_LEN = 129,
-	STORE_REAUTH_WRAP_LEN = 12 + 129 + 16,
+	STORE_REAUTH_WRAP_LEN = 16 + 129 + 32,
 	STORE_PSEUDONYMS_KEPT = 2,    /* per IMSI: the newest and the one before */
 	STORE_REAUTH_KEPT = 2,        /* likewise for re-auth ids */
 	STORE_AHEAD_QUEUE = 1024,     /* subscribers waiting for a reserve-ahead */
@@ -194,11 +193,11 @@ struct tw_store {
 	_Atomic int wal_frames;    /* WAL size after the last commit (wal hook) */
 	_Atomic int db_waiters;    /* writers waiting for db_lock (store_db_lock_writer) */
 	struct tw_aes_ctx kek;     /* expanded once; wiped at close */
-	/* from the KEK (ident.c, schema 3): AES-128 of minted ids, AES-256-GCM
-	 * of re-auth state and the HMAC key of its synthetic IVs */
+	/* from the KEK (ident.c, schema 3): AES-128 of minted ids, AES-256-CTR
+	 * of re-auth state and the HMAC-SHA-256 key of its tags */
 	struct tw_aes_ctx id_key;
-	struct tw_gcm_ctx state_key;
-	struct tw_hmac_sha256_ctx state_iv_key;
+	struct tw_aes_ctx state_key;
+	struct tw_hmac_sha256_ctx state_mac_key;
 	uint64_t hash_key[2];      /* SipHash key (random per open) */
 
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
@@ -230,7 +229,7 @@ struct tw_store {
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
-		sqlite3_stmt *get, *put, *del, *sweep_sel, *sweep_clr;
+		sqlite3_stmt *get, *put, *del, *sweep_sel, *sweep_clr, *sweep_del;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
