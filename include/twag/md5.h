@@ -58,4 +58,27 @@ void tw_hmac_md5_wipe(struct tw_hmac_md5_ctx *ctx);
 void tw_hmac_md5(uint8_t out[static 16], const uint8_t *key, size_t key_len,
 		 const uint8_t *msg, size_t len);
 
+/*
+ * Multi-buffer MD5 (src/crypto/md5_mb.c): n independent jobs, each
+ * absorbing whole 64-octet blocks into its own chaining value h (A, B, C,
+ * D of RFC 1321 §3.3), from up to TW_MD5_MB_SEGS segments one after the
+ * other (seg[i] holds nblk[i] blocks; unused segments have 0). Padding is
+ * the caller's: a job is a compression run, not a whole hash. With AVX-512
+ * sixteen jobs advance at once, one block each per step (MD5 is a chain of
+ * dependent additions: one message cannot use the width, many can); else
+ * one job after another with the scalar code. Same results either way.
+ */
+enum { TW_MD5_MB_SEGS = 4 };
+
+struct tw_md5_job {
+	uint32_t h[4];
+	const uint8_t *seg[TW_MD5_MB_SEGS];
+	size_t nblk[TW_MD5_MB_SEGS];
+};
+
+void tw_md5_mb(struct tw_md5_job *jobs, size_t n);
+
+/* RFC 1321 §3.4 on n consecutive blocks from h (the scalar code). */
+void tw_md5_compress(uint32_t h[4], const uint8_t *p, size_t n);
+
 #endif

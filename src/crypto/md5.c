@@ -8,13 +8,14 @@
 
 #include "twag/bytes.h"
 #include "twag/md5.h"
+#include "md5_tab.h"
 
 static const uint32_t md5_iv[4] = {
 	0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476,
 };
 
 /* RFC 1321 §3.4: T[i] = floor(4294967296 * abs(sin(i))), i = 1..64. */
-static const uint32_t md5_t[64] = {
+const uint32_t tw_md5_tab[64] = {
 	0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a,
 	0xa8304613, 0xfd469501, 0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be,
 	0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821, 0xf61e2562, 0xc040b340,
@@ -56,7 +57,7 @@ static void md5_blocks(uint32_t h[4], const uint8_t *p, size_t n)
 		 * round so each is a straight line after unrolling. */
 #define MD5_STEP(fn, k)                                                        \
 	do {                                                                   \
-		uint32_t t_ = b + rotl(a + (fn) + x[(k)] + md5_t[i],           \
+		uint32_t t_ = b + rotl(a + (fn) + x[(k)] + tw_md5_tab[i],           \
 				       md5_s[i >> 4][i & 3]);                  \
 		a = d;                                                         \
 		d = c;                                                         \
@@ -220,4 +221,9 @@ void tw_hmac_md5(uint8_t out[static 16], const uint8_t *key, size_t key_len,
 	tw_hmac_md5_update(&ctx, msg, len);
 	tw_hmac_md5_final(&ctx, out);
 	tw_hmac_md5_wipe(&ctx);
+}
+
+void tw_md5_compress(uint32_t h[4], const uint8_t *p, size_t n)
+{
+	md5_blocks(h, p, n);
 }

@@ -1,0 +1,191 @@
+/*
+ * twag — multi-buffer MD5 (RFC 1321 §3.4) for many independent messages:
+ * the RADIUS authenticators of a whole receive batch (RFC 2865 §3, RFC 3579
+ * §3.2). One MD5 compression is a chain of 64 dependent steps, so a core
+ * runs one message at a few cycles per octet whatever its width; sixteen
+ * messages side by side in the 32-bit lanes of AVX-512 registers share
+ * every instruction. Each lane has its own job (chaining value, segments);
+ * a lane whose job ends takes the next one, so jobs of different lengths
+ * keep the lanes busy. Without AVX-512 (or with TWAG_CPU below it) the jobs
+ * run one after another on the scalar code: same results.
+ */
+#include <string.h>
+
+#include "twag/bytes.h"
+#include "twag/cpu.h"
+#include "twag/md5.h"
+#include "md5_tab.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#define M_ATTR "avx2,avx512f,avx512vl,avx512bw"
+#define M_TARGET __attribute__((target(M_ATTR)))
+
+/* The block every idle lane reads (its result is thrown away). */
+static const uint8_t idle_block[64];
+
+/*
+ * One step, a = b + ((a + fn(b, c, d) + X[k] + T[i]) <<< s), with fn as a
+ * three-input truth table (vpternlogd, imm over bits b c d): F = b ? c : d
+ * (0xca), G = d ? b : c (0xe4), H = b ^ c ^ d (0x96), I = c ^ (b | ~d)
+ * (0x39). Then (a, b, c, d) = (d, a, b, c) by renaming in the caller.
+ */
+#define MB_STEP(a, b, c, d, imm, k, i, s)                                              \
+	do {                                                                           \
+		__m512i f_ = _mm512_ternarylogic_epi32((b), (c), (d), (imm));          \
+		__m512i t_ = _mm512_add_epi32(_mm512_add_epi32((a), f_),               \
+					      _mm512_add_epi32(x[(k)],                 \
+							       _mm512_set1_epi32(      \
+								       (int)tw_md5_tab[(i)]))); \
+		(a) = _mm512_add_epi32((b), _mm512_rol_epi32(t_, (s)));                \
+	} while (0)
+
+#define MB_4(imm, i0, k0, k1, k2, k3, s0, s1, s2, s3)                                  \
+	do {                                                                           \
+		MB_STEP(a, b, c, d, imm, k0, (i0) + 0, s0);                            \
+		MB_STEP(d, a, b, c, imm, k1, (i0) + 1, s1);                            \
+		MB_STEP(c, d, a, b, imm, k2, (i0) + 2, s2);                            \
+		MB_STEP(b, c, d, a, imm, k3, (i0) + 3, s3);                            \
+	} while (0)
+
+/* One block of each of the 16 lanes: lane j's chaining value is column j
+ * of st, its block p[j]. */
+M_TARGET static void mb16_block(uint32_t st[4][16], const uint8_t *const p[16])
+{
+	__m512i a = _mm512_loadu_si512(st[0]), b = _mm512_loadu_si512(st[1]);
+	__m512i c = _mm512_loadu_si512(st[2]), d = _mm512_loadu_si512(st[3]);
+	__m512i a0 = a, b0 = b, c0 = c, d0 = d;
+	__m512i plo = _mm512_loadu_si512((const void *)p);
+	__m512i phi = _mm512_loadu_si512((const void *)(p + 8));
+	__m512i x[16];
+
+	/* X[k] of all lanes (§2: little-endian words): lane j's word k is
+	 * the 4 octets at p[j] + 4k, gathered by 64-bit address */
+	for (int k = 0; k < 16; k++) {
+		__m512i off = _mm512_set1_epi64(4 * k);
+		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
+		__m256i hi = _mm512_i64gather_epi32(_mm512_add_epi64(phi, off), NULL, 1);
+
+		x[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+	}
+	/* §3.4 round 1: X[i] */
+	MB_4(0xca, 0, 0, 1, 2, 3, 7, 12, 17, 22);
+	MB_4(0xca, 4, 4, 5, 6, 7, 7, 12, 17, 22);
+	MB_4(0xca, 8, 8, 9, 10, 11, 7, 12, 17, 22);
+	MB_4(0xca, 12, 12, 13, 14, 15, 7, 12, 17, 22);
+	/* round 2: X[(1 + 5i) mod 16] */
+	MB_4(0xe4, 16, 1, 6, 11, 0, 5, 9, 14, 20);
+	MB_4(0xe4, 20, 5, 10, 15, 4, 5, 9, 14, 20);
+	MB_4(0xe4, 24, 9, 14, 3, 8, 5, 9, 14, 20);
+	MB_4(0xe4, 28, 13, 2, 7, 12, 5, 9, 14, 20);
+	/* round 3: X[(5 + 3i) mod 16] */
+	MB_4(0x96, 32, 5, 8, 11, 14, 4, 11, 16, 23);
+	MB_4(0x96, 36, 1, 4, 7, 10, 4, 11, 16, 23);
+	MB_4(0x96, 40, 13, 0, 3, 6, 4, 11, 16, 23);
+	MB_4(0x96, 44, 9, 12, 15, 2, 4, 11, 16, 23);
+	/* round 4: X[7i mod 16] */
+	MB_4(0x39, 48, 0, 7, 14, 5, 6, 10, 15, 21);
+	MB_4(0x39, 52, 12, 3, 10, 1, 6, 10, 15, 21);
+	MB_4(0x39, 56, 8, 15, 6, 13, 6, 10, 15, 21);
+	MB_4(0x39, 60, 4, 11, 2, 9, 6, 10, 15, 21);
+	_mm512_storeu_si512(st[0], _mm512_add_epi32(a, a0));
+	_mm512_storeu_si512(st[1], _mm512_add_epi32(b, b0));
+	_mm512_storeu_si512(st[2], _mm512_add_epi32(c, c0));
+	_mm512_storeu_si512(st[3], _mm512_add_epi32(d, d0));
+}
+
+struct lane {
+	struct tw_md5_job *job; /* NULL: idle */
+	unsigned seg;
+	size_t left;            /* blocks left in seg */
+	const uint8_t *p;       /* the next block */
+};
+
+/* Moves l to its job's next non-empty segment; false at the job's end. */
+static bool lane_seg(struct lane *l)
+{
+	while (l->seg < TW_MD5_MB_SEGS) {
+		if (l->job->nblk[l->seg] > 0) {
+			l->p = l->job->seg[l->seg];
+			l->left = l->job->nblk[l->seg];
+			return true;
+		}
+		l->seg++;
+	}
+	return false;
+}
+
+/* Lane j takes the next job with blocks to do (*next advances); jobs
+ * without any are done as they are. */
+static void lane_take(struct lane *l, uint32_t st[4][16], unsigned j, struct tw_md5_job *jobs,
+		      size_t n, size_t *next)
+{
+	l->job = NULL;
+	while (*next < n) {
+		struct tw_md5_job *jb = &jobs[(*next)++];
+
+		l->job = jb;
+		l->seg = 0;
+		if (lane_seg(l)) {
+			for (int w = 0; w < 4; w++)
+				st[w][j] = jb->h[w];
+			return;
+		}
+		l->job = NULL;
+	}
+}
+
+static void mb_avx512(struct tw_md5_job *jobs, size_t n)
+{
+	uint32_t st[4][16];
+	const uint8_t *p[16];
+	struct lane lanes[16];
+	size_t next = 0;
+	unsigned active = 0;
+
+	memset(st, 0, sizeof(st));
+	for (unsigned j = 0; j < 16; j++) {
+		lane_take(&lanes[j], st, j, jobs, n, &next);
+		active += lanes[j].job != NULL;
+	}
+	while (active > 0) {
+		for (unsigned j = 0; j < 16; j++)
+			p[j] = lanes[j].job != NULL ? lanes[j].p : idle_block;
+		mb16_block(st, p);
+		for (unsigned j = 0; j < 16; j++) {
+			struct lane *l = &lanes[j];
+
+			if (l->job == NULL)
+				continue;
+			l->p += 64;
+			if (--l->left > 0)
+				continue;
+			l->seg++;
+			if (lane_seg(l))
+				continue;
+			for (int w = 0; w < 4; w++)
+				l->job->h[w] = st[w][j];
+			lane_take(l, st, j, jobs, n, &next);
+			active -= l->job == NULL;
+		}
+	}
+	tw_wipe(st, sizeof(st)); /* keyed HMAC states pass through here */
+}
+#endif
+
+void tw_md5_mb(struct tw_md5_job *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+#if defined(__x86_64__)
+	if (n >= 3 && tw_cpu_has(TW_CPU_AVX512)) { /* below 3, one at a time is faster */
+		mb_avx512(jobs, n);
+		return;
+	}
+#endif
+	for (size_t i = 0; i < n; i++)
+		for (unsigned s = 0; s < TW_MD5_MB_SEGS; s++)
+			if (jobs[i].nblk[s] > 0)
+				tw_md5_compress(jobs[i].h, jobs[i].seg[s], jobs[i].nblk[s]);
+}
