@@ -322,4 +322,33 @@ TW_MUST_CHECK int tw_radius_finish_request_ctx(struct tw_radius_builder *b,
 					       const struct tw_radius_secret *s,
 					       size_t *out_len);
 
+/*
+ * tw_radius_finish_response_ctx for n responses at once (a server's send
+ * batch): the same octets and results, with the MD5 work of all of them
+ * in parallel (tw_md5_mb): every Message-Authenticator inner hash, then
+ * every outer one, then every Response Authenticator. Each job's rc and
+ * len are what the single call would return and set (len 0 on error).
+ */
+struct tw_radius_finish_job {
+	struct tw_radius_builder *b;
+	const struct tw_radius_secret *s;
+	int rc;
+	size_t len;
+};
+
+void tw_radius_finish_responses_ctx(struct tw_radius_finish_job *jobs, size_t n);
+
+/*
+ * tw_radius_verify_request_ctx for n decoded requests at once (a server's
+ * receive batch): each job's rc is what the single call returns, with the
+ * HMAC-MD5 work of all of them in parallel (inner hashes, then outer).
+ */
+struct tw_radius_verify_job {
+	const struct tw_radius_pkt *p;
+	const struct tw_radius_secret *s;
+	int rc;
+};
+
+void tw_radius_verify_requests_ctx(struct tw_radius_verify_job *jobs, size_t n);
+
 #endif

@@ -850,3 +850,215 @@ int tw_radius_finish_request_ctx(struct tw_radius_builder *b,
 	k = key_of(s);
 	return finish_request(b, &k, out_len);
 }
+
+/* ---- many responses at once ---------------------------------------------- */
+
+enum { FIN_CHUNK = 64, FIN_TAIL = 4 * TW_MD5_BLOCK_LEN };
+
+/*
+ * j absorbs, from h, data[0..len) then suffix[0..slen) then the MD5
+ * padding (RFC 1321 §3.1-3.2) of a message of pre + len + slen octets
+ * (pre: what h has absorbed already, a multiple of 64): the whole blocks
+ * of data in place, the rest through tail (FIN_TAIL octets).
+ */
+static void job_msg(struct tw_md5_job *j, const uint32_t h[4], const uint8_t *data, size_t len,
+		    size_t pre, const uint8_t *suffix, size_t slen, uint8_t *tail)
+{
+	size_t full = len / 64, rest = len % 64, tl = (rest + slen + 9 + 63) / 64 * 64;
+	uint64_t bits = (uint64_t)(pre + len + slen) * 8;
+
+	memcpy(j->h, h, sizeof(j->h));
+	memcpy(tail, data + 64 * full, rest);
+	if (slen > 0)
+		memcpy(tail + rest, suffix, slen);
+	tail[rest + slen] = 0x80;
+	memset(tail + rest + slen + 1, 0, tl - rest - slen - 1 - 8);
+	tw_store_le64(tail + tl - 8, bits);
+	j->seg[0] = data;
+	j->nblk[0] = full;
+	j->seg[1] = tail;
+	j->nblk[1] = tl / 64;
+	j->nblk[2] = j->nblk[3] = 0;
+}
+
+static void job_out(const struct tw_md5_job *j, uint8_t out[16])
+{
+	for (int w = 0; w < 4; w++)
+		tw_store_le32(out + 4 * w, j->h[w]);
+}
+
+static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n)
+{
+	struct tw_md5_job mj[FIN_CHUNK];
+	struct tw_md5_ctx iv;
+	uint8_t tail[FIN_CHUNK][FIN_TAIL], dig[FIN_CHUNK][16];
+	size_t ok[FIN_CHUNK], with_ma[FIN_CHUNK], nok = 0, nma = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct tw_radius_finish_job *f = &jobs[i];
+
+		f->len = 0;
+		f->rc = finish_common(f->b, f->s != NULL, &f->len);
+		if (f->rc != TW_OK)
+			continue;
+		ok[nok++] = i;
+		if (f->b->msg_auth_off != 0)
+			with_ma[nma++] = i;
+	}
+	/* RFC 3579 §3.2 with the Request Authenticator still in the header
+	 * and the value zeroed (as built): inner hashes, then outer ones */
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
+
+		job_msg(&mj[k], f->s->hmac.istate, f->b->buf, f->b->len, TW_MD5_BLOCK_LEN, NULL, 0,
+			tail[k]);
+	}
+	tw_md5_mb(mj, nma);
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
+
+		job_out(&mj[k], dig[k]);
+		job_msg(&mj[k], f->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail[k]);
+	}
+	tw_md5_mb(mj, nma);
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
+
+		job_out(&mj[k], f->b->buf + f->b->msg_auth_off);
+	}
+	/* RFC 2865 §3: MD5(Code | ID | Length | RequestAuth | Attributes |
+	 * Secret) over the final attributes, from MD5's initial value */
+	tw_md5_init(&iv);
+	for (size_t k = 0; k < nok; k++) {
+		const struct tw_radius_finish_job *f = &jobs[ok[k]];
+
+		job_msg(&mj[k], iv.h, f->b->buf, f->b->len, 0, f->s->secret, f->s->len, tail[k]);
+	}
+	tw_md5_mb(mj, nok);
+	for (size_t k = 0; k < nok; k++) {
+		struct tw_radius_finish_job *f = &jobs[ok[k]];
+
+		job_out(&mj[k], f->b->buf + 4);
+		f->len = f->b->len;
+		/* finishing twice would sign over the Response Authenticator */
+		f->b->err = TW_ERR_STATE;
+	}
+	tw_wipe(tail, sizeof(tail)); /* secrets, inner hashes */
+	tw_wipe(dig, sizeof(dig));
+	tw_wipe(mj, sizeof(mj));
+}
+
+void tw_radius_finish_responses_ctx(struct tw_radius_finish_job *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i += FIN_CHUNK)
+		finish_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK);
+}
+
+/* ---- many requests at once ------------------------------------------------ */
+
+/*
+ * j absorbs, from the HMAC inner state of s, the request p with its
+ * Message-Authenticator value (at ma_off) taken as zeros, then the
+ * padding of 64 + len octets: the whole blocks before the one(s) holding
+ * the value in place, those through mid (zeroed there), the whole blocks
+ * after in place, the rest and the padding through tail.
+ */
+static void job_ma_request(struct tw_md5_job *j, const struct tw_radius_secret *s,
+			   const uint8_t *buf, size_t len, size_t ma_off, uint8_t *mid,
+			   uint8_t *tail)
+{
+	size_t b0 = ma_off / 64, b1 = (ma_off + TW_RADIUS_MSG_AUTH_LEN - 1) / 64;
+	size_t from = 64 * b0, to = 64 * (b1 + 1);
+
+	memcpy(j->h, s->hmac.istate, sizeof(j->h));
+	j->seg[0] = buf;
+	j->nblk[0] = b0;
+	if (to <= len) {
+		memcpy(mid, buf + from, to - from);
+		memset(mid + (ma_off - from), 0, TW_RADIUS_MSG_AUTH_LEN);
+		j->seg[1] = mid;
+		j->nblk[1] = b1 - b0 + 1;
+		/* the rest: whole blocks in place, then the tail */
+		struct tw_md5_job rest;
+
+		job_msg(&rest, j->h, buf + to, len - to, TW_MD5_BLOCK_LEN + to, NULL, 0, tail);
+		j->seg[2] = rest.seg[0];
+		j->nblk[2] = rest.nblk[0];
+		j->seg[3] = rest.seg[1];
+		j->nblk[3] = rest.nblk[1];
+	} else {
+		/* the value's block(s) reach the end: one stretch to pad */
+		struct tw_md5_job rest;
+
+		memcpy(mid, buf + from, len - from);
+		memset(mid + (ma_off - from), 0, TW_RADIUS_MSG_AUTH_LEN);
+		job_msg(&rest, j->h, mid, len - from, TW_MD5_BLOCK_LEN + from, NULL, 0, tail);
+		j->seg[1] = rest.seg[0];
+		j->nblk[1] = rest.nblk[0];
+		j->seg[2] = rest.seg[1];
+		j->nblk[2] = rest.nblk[1];
+		j->nblk[3] = 0;
+	}
+}
+
+static void verify_chunk(struct tw_radius_verify_job *jobs, size_t n)
+{
+	struct tw_md5_job mj[FIN_CHUNK];
+	uint8_t mid[FIN_CHUNK][2 * TW_MD5_BLOCK_LEN], tail[FIN_CHUNK][FIN_TAIL],
+		dig[FIN_CHUNK][16];
+	size_t with_ma[FIN_CHUNK], nma = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct tw_radius_verify_job *v = &jobs[i];
+		const struct tw_radius_pkt *p = v->p;
+
+		if (p == NULL || v->s == NULL) {
+			v->rc = TW_ERR_INVAL;
+			continue;
+		}
+		/* the rules of verify_request without a value to check */
+		if (p->code != TW_RADIUS_ACCESS_REQUEST && p->code != TW_RADIUS_STATUS_SERVER) {
+			v->rc = TW_ERR_AUTH;
+			continue;
+		}
+		if (p->msg_auth < 0) {
+			v->rc = p->n_eap != 0 || p->code == TW_RADIUS_STATUS_SERVER ? TW_ERR_AUTH
+										   : TW_OK;
+			continue;
+		}
+		v->rc = TW_ERR_AUTH;
+		job_ma_request(&mj[nma], v->s, p->buf, p->len, p->attrs[p->msg_auth].off,
+			       mid[nma], tail[nma]);
+		with_ma[nma++] = i;
+	}
+	tw_md5_mb(mj, nma);
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_verify_job *v = &jobs[with_ma[k]];
+
+		job_out(&mj[k], dig[k]);
+		job_msg(&mj[k], v->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail[k]);
+	}
+	tw_md5_mb(mj, nma);
+	for (size_t k = 0; k < nma; k++) {
+		struct tw_radius_verify_job *v = &jobs[with_ma[k]];
+		const struct tw_radius_pkt *p = v->p;
+
+		job_out(&mj[k], dig[k]);
+		if (tw_ct_eq(dig[k], p->buf + p->attrs[p->msg_auth].off, TW_RADIUS_MSG_AUTH_LEN))
+			v->rc = TW_OK;
+	}
+	tw_wipe(mid, sizeof(mid));
+	tw_wipe(tail, sizeof(tail));
+	tw_wipe(dig, sizeof(dig));
+	tw_wipe(mj, sizeof(mj));
+}
+
+void tw_radius_verify_requests_ctx(struct tw_radius_verify_job *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i += FIN_CHUNK)
+		verify_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK);
+}

@@ -1143,6 +1143,179 @@ static void test_eap_split_join(void)
 	CHECK_ERR(tw_radius_finish_response(&b, secret, 9, &ol), TW_ERR_OVERFLOW);
 }
 
+/*
+ * tw_radius_finish_responses_ctx: batches of 1..70 responses (past one
+ * chunk of 64), each with its own prepared secret (0..128 octets), with
+ * and without Message-Authenticator, some builders failed: each packet is
+ * byte for byte what tw_radius_finish_response_ctx makes of its twin, and
+ * its authenticators verify with OpenSSL; each rc as the single call's.
+ */
+static void test_finish_batch(void)
+{
+	enum { N = 70 };
+	static const uint8_t codes[] = { TW_RADIUS_ACCESS_ACCEPT, TW_RADIUS_ACCESS_REJECT,
+					 TW_RADIUS_ACCESS_CHALLENGE };
+	static uint8_t a[N][4096], c[N][4096], copy[4096], eap[1024];
+	static struct tw_radius_secret ks[N];
+	static uint8_t secret[N][TW_RADIUS_SECRET_MAX], req_auth[N][16];
+	static size_t sl[N];
+	struct tw_radius_builder ba[N], bc[N];
+	struct tw_radius_finish_job jobs[N];
+	unsigned bad = 0, runs = 0;
+
+	for (int round = 0; round < 30; round++) {
+		size_t n = 1 + rnd(N);
+
+		for (size_t i = 0; i < n; i++) {
+			bool with_ma = rnd(5) != 0;
+
+			sl[i] = ctx_secret_len((int)rnd(40));
+			tw_test_random(secret[i], sl[i]);
+			tw_test_random(req_auth[i], 16);
+			if (!CHECK_OK(tw_radius_secret_init(&ks[i], sl[i] ? secret[i] : NULL, sl[i])))
+				return;
+			tw_radius_build_init(&ba[i], a[i], 4096, codes[rnd(3)], (uint8_t)rnd(256),
+					     req_auth[i], with_ma);
+			(void)rnd_attrs(&ba[i], eap, with_ma);
+			if (rnd(10) == 0)
+				tw_radius_add(&ba[i], 1, eap, 300); /* too long: a failed builder */
+			fork_builder(&bc[i], c[i], &ba[i]);
+			jobs[i].b = &bc[i];
+			jobs[i].s = &ks[i];
+		}
+		tw_radius_finish_responses_ctx(jobs, n);
+		for (size_t i = 0; i < n; i++, runs++) {
+			size_t la = 0;
+			int rc = tw_radius_finish_response_ctx(&ba[i], &ks[i], &la);
+			uint8_t mac[16], ra[16];
+
+			bad += jobs[i].rc != rc;
+			if (rc != TW_OK) {
+				bad += jobs[i].len != 0;
+				continue;
+			}
+			bad += jobs[i].len != la || memcmp(a[i], c[i], la) != 0;
+			/* and OpenSSL agrees */
+			memcpy(copy, c[i], la);
+			memcpy(copy + 4, req_auth[i], 16);
+			if (ba[i].msg_auth_off != 0) {
+				memset(copy + 22, 0, 16);
+				ossl_hmac_md5(mac, secret[i], sl[i], copy, la);
+				bad += memcmp(mac, c[i] + 22, 16) != 0;
+				memcpy(copy + 22, c[i] + 22, 16);
+			}
+			ossl_md5(ra, copy, la, secret[i], sl[i], NULL, 0);
+			bad += memcmp(ra, c[i] + 4, 16) != 0;
+			/* finished: a second finish is refused, as for the single call */
+			{
+				struct tw_radius_finish_job again = { &bc[i], &ks[i], 0, 0 };
+
+				tw_radius_finish_responses_ctx(&again, 1);
+				bad += again.rc != TW_ERR_STATE || memcmp(a[i], c[i], la) != 0;
+			}
+		}
+		for (size_t i = 0; i < n; i++)
+			tw_radius_secret_wipe(&ks[i]);
+	}
+	tw_radius_finish_responses_ctx(NULL, 4);
+	CHECK(runs > 200);
+	CHECK(bad == 0);
+}
+
+/*
+ * tw_radius_verify_requests_ctx: batches of 1..70 requests whose
+ * Message-Authenticator sits anywhere (first, in the middle, last, across
+ * a 64-octet block boundary), signed here with OpenSSL; some with a bit
+ * flipped, some without Message-Authenticator (with and without EAP),
+ * some Status-Server or another code: each rc is the single call's, and a
+ * sound one is TW_OK.
+ */
+static void test_verify_batch(void)
+{
+	enum { N = 70 };
+	static uint8_t pkt[N][4096], secret[N][TW_RADIUS_SECRET_MAX];
+	static struct tw_radius_pkt p[N];
+	static struct tw_radius_secret ks[N];
+	struct tw_radius_verify_job jobs[N];
+	bool sound[N];
+	unsigned bad = 0, runs = 0, sound_ok = 0;
+
+	for (int round = 0; round < 40; round++) {
+		size_t n = 1 + rnd(N), m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t *b = pkt[m], v[100], mac[16], copy[4096];
+			size_t len = 20, ma_at = 0, na = 1 + rnd(12), ma_i = rnd(na + 1);
+			size_t sl = ctx_secret_len((int)rnd(40));
+			unsigned kind = (unsigned)rnd(10);
+			bool with_ma = kind != 0, eap = kind != 1;
+			uint8_t code = kind == 2 ? TW_RADIUS_STATUS_SERVER
+					     : kind == 3 ? TW_RADIUS_ACCESS_ACCEPT : TW_RADIUS_ACCESS_REQUEST;
+
+			tw_test_random(secret[m], sl);
+			b[0] = code;
+			b[1] = (uint8_t)rnd(256);
+			tw_test_random(b + 4, 16);
+			for (size_t a = 0; a <= na; a++) {
+				if (a == ma_i && with_ma) {
+					b[len] = TW_RADIUS_MESSAGE_AUTHENTICATOR;
+					b[len + 1] = 18;
+					memset(b + len + 2, 0, 16);
+					ma_at = len + 2;
+					len += 18;
+				}
+				if (a == na)
+					break;
+				size_t vl = rnd(sizeof(v));
+
+				tw_test_random(v, vl);
+				b[len] = a == 0 && eap ? TW_RADIUS_EAP_MESSAGE : rnd_type();
+				if (b[len] == TW_RADIUS_EAP_MESSAGE && vl < 4)
+					vl = 4;
+				if (b[len] == TW_RADIUS_EAP_MESSAGE)
+					tw_store_be16(v + 2, (uint16_t)vl);
+				b[len + 1] = (uint8_t)(2 + vl);
+				memcpy(b + len + 2, v, vl);
+				len += 2 + vl;
+			}
+			tw_store_be16(b + 2, (uint16_t)len);
+			if (with_ma) {
+				memcpy(copy, b, len);
+				ossl_hmac_md5(mac, secret[m], sl, copy, len);
+				memcpy(b + ma_at, mac, 16);
+			}
+			sound[m] = rnd(4) != 0;
+			if (!sound[m]) {
+				size_t bit = rnd(8 * len);
+
+				b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			}
+			if (tw_radius_decode(&p[m], b, len) != TW_OK)
+				continue;
+			if (!CHECK_OK(tw_radius_secret_init(&ks[m], sl ? secret[m] : NULL, sl)))
+				return;
+			jobs[m].p = &p[m];
+			jobs[m].s = &ks[m];
+			jobs[m].rc = 12345;
+			m++;
+		}
+		tw_radius_verify_requests_ctx(jobs, m);
+		for (size_t i = 0; i < m; i++, runs++) {
+			int rc = tw_radius_verify_request_ctx(&p[i], &ks[i]);
+
+			bad += jobs[i].rc != rc;
+			if (sound[i] && p[i].code == TW_RADIUS_ACCESS_REQUEST && p[i].msg_auth >= 0) {
+				bad += rc != TW_OK;
+				sound_ok++;
+			}
+			tw_radius_secret_wipe(&ks[i]);
+		}
+	}
+	tw_radius_verify_requests_ctx(NULL, 3);
+	CHECK(runs > 500 && sound_ok > 200);
+	CHECK(bad == 0);
+}
+
 void test_main(void)
 {
 	CHECK(tv_run_file("radius.vec", rfc_case) == 5);
@@ -1155,4 +1328,6 @@ void test_main(void)
 	test_verify_request_rules();
 	test_builder_errors();
 	test_eap_split_join();
+	test_finish_batch();
+	test_verify_batch();
 }
