@@ -25,6 +25,8 @@ enum {
 
 struct tw_srv;
 
+enum { TW_SRV_PRE_NONE = 0x7fff };
+
 struct tw_srv_worker {
 	struct tw_srv_counters ctr;     /* first: its own cache lines */
 	struct tw_srv *srv;
@@ -48,6 +50,31 @@ struct tw_srv_worker {
 	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
 	uint8_t rx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
 	uint8_t tx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
+	/*
+	 * Replies whose authenticators are computed for the whole batch at
+	 * once (defer_sign, set by tw_srv_worker_run; tw_srv_handle called on
+	 * its own signs each reply itself): the builder of each, its client's
+	 * secret, its duplicate-cache entry (filled once signed) and its
+	 * send slot. cur_pend: the reply of the request being handled (-1).
+	 */
+	bool defer_sign;
+	int n_pend, cur_pend;
+	struct {
+		struct tw_radius_builder b;
+		const struct tw_radius_secret *s;
+		struct tw_srv_dup_entry *e;
+		int tx;
+	} pend[TW_SRV_BATCH];
+	/*
+	 * The Message-Authenticators of a receive batch checked at once
+	 * before the requests are handled (tw_radius_verify_requests_ctx):
+	 * vpkt/vjob per datagram; pre_rc is the verdict of the one being
+	 * handled (TW_SRV_PRE_NONE: tw_srv_handle checks it itself).
+	 */
+	struct tw_radius_pkt vpkt[TW_SRV_BATCH];
+	struct tw_radius_verify_job vjob[TW_SRV_BATCH];
+	int vidx[TW_SRV_BATCH];       /* datagram -> vjob, -1: none */
+	int pre_rc;
 	/* scratch of one request */
 	struct tw_radius_pkt pkt;
 	uint8_t eap_in[TW_RADIUS_EAP_MAX];

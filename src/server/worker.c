@@ -29,6 +29,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -375,8 +376,19 @@ static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
 
 static size_t finish(struct req *r, struct tw_radius_builder *b)
 {
+	struct tw_srv_worker *w = r->w;
 	size_t n = 0;
 
+	/* in the worker loop: signed with the rest of the batch
+	 * (sign_batch), the same octets */
+	if (w->defer_sign && b->err == TW_OK && w->n_pend < TW_SRV_BATCH) {
+		w->pend[w->n_pend].b = *b;
+		w->pend[w->n_pend].s = &r->client->key;
+		w->pend[w->n_pend].e = NULL;
+		w->pend[w->n_pend].tx = -1;
+		w->cur_pend = w->n_pend++;
+		return b->len;
+	}
 	if (tw_radius_finish_response_ctx(b, &r->client->key, &n) != TW_OK) {
 		LOGR(r, TW_LOG_ERROR, "internal-error", "what=build-reply client=%s",
 			ip_of(r));
@@ -697,7 +709,11 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	uint16_t port;
 	size_t n;
 
+	int pre = w->pre_rc;
+
+	w->pre_rc = TW_SRV_PRE_NONE;
 	memset(&r, 0, sizeof(r));
+	w->cur_pend = -1;
 	r.w = w;
 	r.srv = w->srv;
 	r.p = &w->pkt;
@@ -727,7 +743,8 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		count(&r, TW_C_REQUESTS);
 	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
 	 * anything else: a request without a valid one leaves no trace */
-	if (tw_radius_verify_request_ctx(&w->pkt, &r.client->key) != TW_OK) {
+	if ((pre != TW_SRV_PRE_NONE ? pre : tw_radius_verify_request_ctx(&w->pkt, &r.client->key)) !=
+	    TW_OK) {
 		count(&r, TW_C_BAD_AUTH);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
 			ip_of(&r));
@@ -757,11 +774,79 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		break;
 	}
 	n = access_request(&r);
-	if (n > 0)
+	if (n > 0 && w->cur_pend >= 0)
+		w->pend[w->cur_pend].e = e; /* cached once signed (sign_batch) */
+	else if (n > 0)
 		tw_srv_dup_done(&w->dup, e, reply, n, now_ms);
 	else
 		tw_srv_dup_forget(&w->dup, e);
 	return n;
+}
+
+/*
+ * The Message-Authenticators of the n datagrams received checked at once
+ * (RFC 3579 §3.2, RFC 5997 §3: the same rules as
+ * tw_radius_verify_request_ctx, the HMAC-MD5 work in parallel lanes).
+ * Only datagrams from a known client that decode get a verdict;
+ * tw_srv_handle finds, decodes and counts everything again as for one
+ * request, and takes the verdict instead of checking.
+ */
+static void verify_batch(struct tw_srv_worker *w, int n)
+{
+	int nv = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct tw_srv_client *c;
+		struct tw_srv_addr a;
+		uint16_t port;
+
+		w->vidx[i] = -1;
+		if ((w->rx[i].msg_hdr.msg_flags & MSG_TRUNC) ||
+		    tw_srv_addr_from_sockaddr(&a, &port, (const struct sockaddr *)&w->rx_addr[i]) !=
+			    TW_OK ||
+		    (c = tw_srv_clients_find(w->clients, &a)) == NULL ||
+		    tw_radius_decode(&w->vpkt[nv], w->rx_buf[i], w->rx[i].msg_len) != TW_OK)
+			continue;
+		w->vjob[nv].p = &w->vpkt[nv];
+		w->vjob[nv].s = &c->key;
+		w->vidx[i] = nv++;
+	}
+	tw_radius_verify_requests_ctx(w->vjob, (size_t)nv);
+}
+
+/*
+ * The replies of a batch signed at once (RFC 3579 §3.2
+ * Message-Authenticator, RFC 2865 §3 Response Authenticator: the MD5 work
+ * of all of them in parallel lanes, tw_radius_finish_responses_ctx), then
+ * cached for retransmissions. A reply that cannot be finished (never
+ * expected: its builder was sound when deferred) is not sent: its slot
+ * gets length 0 and is left out by the caller.
+ */
+static void sign_batch(struct tw_srv_worker *w, uint64_t now_ms)
+{
+	struct tw_radius_finish_job jobs[TW_SRV_BATCH];
+
+	for (int i = 0; i < w->n_pend; i++) {
+		jobs[i].b = &w->pend[i].b;
+		jobs[i].s = w->pend[i].s;
+	}
+	tw_radius_finish_responses_ctx(jobs, (size_t)w->n_pend);
+	for (int i = 0; i < w->n_pend; i++) {
+		int tx = w->pend[i].tx;
+
+		if (jobs[i].rc != TW_OK) {
+			tw_logf(&w->log, TW_LOG_ERROR, "internal-error", "what=sign-reply");
+			if (w->pend[i].e != NULL)
+				tw_srv_dup_forget(&w->dup, w->pend[i].e);
+			if (tx >= 0)
+				w->tx_iov[tx].iov_len = 0;
+			continue;
+		}
+		if (w->pend[i].e != NULL)
+			tw_srv_dup_done(&w->dup, w->pend[i].e, w->pend[i].b.buf, jobs[i].len,
+					now_ms);
+	}
+	w->n_pend = 0;
 }
 
 /* ---- the worker thread ------------------------------------------------------ */
@@ -772,6 +857,8 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	int rc;
 
 	memset(w, 0, sizeof(*w));
+	w->pre_rc = TW_SRV_PRE_NONE;
+	w->cur_pend = -1;
 	w->srv = srv;
 	w->idx = idx;
 	w->fd = fd;
@@ -833,7 +920,11 @@ void *tw_srv_worker_run(void *arg)
 {
 	struct tw_srv_worker *w = arg;
 	struct tw_srv *srv = w->srv;
+	const char *nb = getenv("TWAG_NO_SIGN_BATCH"); /* diagnostics: sign one by one */
 
+	w->defer_sign = nb == NULL || nb[0] == '\0' || nb[0] == '0';
+	w->n_pend = 0;
+	w->pre_rc = TW_SRV_PRE_NONE;
 	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
 		uint64_t epoch = atomic_load(&srv->epoch), now;
 		int n, m = 0;
@@ -862,20 +953,28 @@ void *tw_srv_worker_run(void *arg)
 		now = tw_srv_now_ms();
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
+		if (w->defer_sign)
+			verify_batch(w, n);
 		for (int i = 0; i < n; i++) {
 			struct msghdr *h = &w->rx[i].msg_hdr;
 			size_t len;
 
+			if (w->defer_sign && w->vidx[i] >= 0)
+				w->pre_rc = w->vjob[w->vidx[i]].rc;
 			if (h->msg_flags & MSG_TRUNC) {
+				w->pre_rc = TW_SRV_PRE_NONE;
 				/* longer than RFC 2865's 4096 octets */
 				tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
 				continue;
 			}
+			w->cur_pend = -1;
 			len = tw_srv_handle(w, w->rx_buf[i], w->rx[i].msg_len,
 					    (const struct sockaddr *)&w->rx_addr[i], w->tx_buf[m],
 					    now);
 			if (len == 0)
 				continue;
+			if (w->cur_pend >= 0)
+				w->pend[w->cur_pend].tx = m;
 			memset(&w->tx[m].msg_hdr, 0, sizeof(w->tx[m].msg_hdr));
 			w->tx_iov[m].iov_base = w->tx_buf[m];
 			w->tx_iov[m].iov_len = len;
@@ -892,6 +991,21 @@ void *tw_srv_worker_run(void *arg)
 				}
 			}
 			m++;
+		}
+		if (w->n_pend > 0) {
+			int k = 0;
+
+			sign_batch(w, now);
+			for (int j = 0; j < m; j++) /* leave out what could not be signed */
+				if (w->tx_iov[j].iov_len > 0) {
+					if (k != j) {
+						w->tx[k] = w->tx[j];
+						w->tx_iov[k] = w->tx_iov[j];
+						w->tx[k].msg_hdr.msg_iov = &w->tx_iov[k];
+					}
+					k++;
+				}
+			m = k;
 		}
 		for (int off = 0; off < m;) {
 			int k = sendmmsg(w->fd, w->tx + off, (unsigned)(m - off), 0);
