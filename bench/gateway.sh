@@ -68,6 +68,9 @@ free_port() { # a UDP port nobody uses on 127.0.0.1, 20000-40000
 cpu_ticks() { # utime + stime of $1 (proc(5) fields 14, 15, after the comm)
 	sed -E 's/^.*\) //' "/proc/$1/stat" | awk '{print $12 + $13}'
 }
+user_ticks() { # utime of $1 alone (the rest is the kernel's: system calls)
+	sed -E 's/^.*\) //' "/proc/$1/stat" | awk '{print $12}'
+}
 
 # start_twagd DB PORT LOG ARGS... : sets TWAGD_PID, waits for event=ready
 start_twagd() {
@@ -100,15 +103,17 @@ stop_pid() {
 # run_radeap PID PORT: radeapclient over the shared input; prints
 # "accepted denied wall_s cpu_s"
 run_radeap() {
-	local pid=$1 port=$2 c0 c1 t0 t1 out acc den
+	local pid=$1 port=$2 c0 c1 u0 u1 t0 t1 out acc den
 	c0=$(cpu_ticks "$pid")
+	u0=$(user_ticks "$pid")
 	t0=$(date +%s.%N)
 	out=$(radeapclient -q -s -p 64 -r 3 -t 5 -f "$tmp/radeap.in" "127.0.0.1:$port" auth "$SECRET" 2>&1)
 	t1=$(date +%s.%N)
 	c1=$(cpu_ticks "$pid")
+	u1=$(user_ticks "$pid")
 	acc=$(printf '%s\n' "$out" | sed -nE 's/.*Total approved auths: *([0-9]+).*/\1/p')
 	den=$(printf '%s\n' "$out" | sed -nE 's/.*Total denied auths: *([0-9]+).*/\1/p')
-	echo "${acc:-0} ${den:-0} $(calc "$t1 - $t0") $(calc "($c1 - $c0) / $CLK_TCK")"
+	echo "${acc:-0} ${den:-0} $(calc "$t1 - $t0") $(calc "($c1 - $c0) / $CLK_TCK") $(calc "($u1 - $u0) / $CLK_TCK")"
 }
 
 echo "== (a) EAP-SIM: FreeRADIUS and twagd under radeapclient ($N_AUTH authentications)" >&2
@@ -132,7 +137,7 @@ port=$(free_port) || exit 1
 load_fr_config "$tmp/fr" "$tmp/sim.csv" "$port" "$SECRET" "$REALM" 2 || exit 1
 load_fr_start "$tmp/fr" "$tmp/fr.log" || { echo "gateway.sh: freeradius did not start" >&2; tail -20 "$tmp/fr.log" >&2; exit 1; }
 fr_version=$(freeradius -v 2>/dev/null | sed -nE 's/.*FreeRADIUS Version ([0-9.]+).*/\1/p' | head -1)
-read -r fr_acc fr_den fr_wall fr_cpu < <(run_radeap "$FR_PID" "$port")
+read -r fr_acc fr_den fr_wall fr_cpu fr_ucpu < <(run_radeap "$FR_PID" "$port")
 stop_pid "$FR_PID"
 
 "$TWAG" subscriber import --db "$tmp/sim.db" --csv "$tmp/sim.csv" >/dev/null || exit 1
@@ -142,12 +147,12 @@ stop_pid "$FR_PID"
 NOPRIV="--no-pseudonyms --no-fast-reauth"
 port=$(free_port) || exit 1
 start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim.log" --threads 2 --sim-fullauth-id-req || exit 1
-read -r tw_acc tw_den tw_wall tw_cpu < <(run_radeap "$TWAGD_PID" "$port")
+read -r tw_acc tw_den tw_wall tw_cpu tw_ucpu < <(run_radeap "$TWAGD_PID" "$port")
 stop_pid "$TWAGD_PID"
 port=$(free_port) || exit 1
 # shellcheck disable=SC2086
 start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim2.log" --threads 2 --sim-fullauth-id-req $NOPRIV || exit 1
-read -r tn_acc tn_den tn_wall tn_cpu < <(run_radeap "$TWAGD_PID" "$port")
+read -r tn_acc tn_den tn_wall tn_cpu tn_ucpu < <(run_radeap "$TWAGD_PID" "$port")
 stop_pid "$TWAGD_PID"
 
 echo "== (b) EAP-AKA': twagd under twag-load" >&2
@@ -206,8 +211,8 @@ cmpnum() { [ "$2" = n/a ] || [ -z "$2" ] && { echo 0; return; }; calc "$2 $1 $3"
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 cpu_model=$(lscpu 2>/dev/null | sed -nE 's/^Model name: *//p' | head -1)
 machine="$(nproc) CPUs ($cpu_model), $(uname -sr), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-row() { # label acc den wall cpu us
-	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s |\n' "$1" "$2" "$3" "$((N_AUTH - $2 - $3))" "$4" "$(rate_of "$2" "$4")" "$5" "$6"
+row() { # label acc den wall cpu us user_cpu
+	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s |\n' "$1" "$2" "$3" "$((N_AUTH - $2 - $3))" "$4" "$(rate_of "$2" "$4")" "$5" "$6" "$(us "$7" "$2")" "$(us "$(calc "$5 - $7")" "$2")"
 }
 
 {
@@ -232,11 +237,15 @@ row() { # label acc den wall cpu us
 	echo "FreeRADIUS, \`twag subscriber import\` for twagd; twagd --threads 2"
 	echo "--sim-fullauth-id-req, FreeRADIUS with 2 worker threads)."
 	echo
-	echo "| server | accepted | denied | no answer | wall s | auths/s | server CPU s | server CPU µs/auth |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|"
-	row "FreeRADIUS $fr_version" "$fr_acc" "$fr_den" "$fr_wall" "$fr_cpu" "$fr_us"
-	row "twagd (identity privacy on)" "$tw_acc" "$tw_den" "$tw_wall" "$tw_cpu" "$tw_us"
-	row "twagd (identity privacy off)" "$tn_acc" "$tn_den" "$tn_wall" "$tn_cpu" "$tn_us"
+	echo "| server | accepted | denied | no answer | wall s | auths/s | server CPU s | server CPU µs/auth | of which user µs | of which kernel µs |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+	row "FreeRADIUS $fr_version" "$fr_acc" "$fr_den" "$fr_wall" "$fr_cpu" "$fr_us" "$fr_ucpu"
+	row "twagd (identity privacy on)" "$tw_acc" "$tw_den" "$tw_wall" "$tw_cpu" "$tw_us" "$tw_ucpu"
+	row "twagd (identity privacy off)" "$tn_acc" "$tn_den" "$tn_wall" "$tn_cpu" "$tn_us" "$tn_ucpu"
+	echo
+	echo "User and kernel split the server CPU by utime and stime: the kernel's part is"
+	echo "the system calls (UDP over loopback, receive and send, and the wake-ups of a"
+	echo "server that radeapclient's trickle of datagrams keeps putting to sleep)."
 	echo
 	echo "FreeRADIUS / twagd server CPU per authentication: ${ratio}x (privacy on),"
 	echo "${ratio_n}x (privacy off). The wall time is radeapclient's (a single-threaded"
