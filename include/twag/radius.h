@@ -351,4 +351,25 @@ struct tw_radius_verify_job {
 
 void tw_radius_verify_requests_ctx(struct tw_radius_verify_job *jobs, size_t n);
 
+/*
+ * tw_radius_verify_response_ctx for n decoded responses at once (a
+ * client's receive batch), each with the Request Authenticator of the
+ * request it answers; rc as the single call's. A response whose
+ * Message-Authenticator sits past its first 256 octets is checked with the
+ * single call.
+ */
+struct tw_radius_verify_resp_job {
+	const struct tw_radius_pkt *p;
+	const uint8_t *req_auth;       /* 16 octets */
+	const struct tw_radius_secret *s;
+	bool require_msg_auth;
+	int rc;
+};
+
+void tw_radius_verify_responses_ctx(struct tw_radius_verify_resp_job *jobs, size_t n);
+
+/* tw_radius_finish_request_ctx for n requests at once (the same octets);
+ * each job's rc and len as the single call's. */
+void tw_radius_finish_requests_ctx(struct tw_radius_finish_job *jobs, size_t n);
+
 #endif

@@ -887,7 +887,7 @@ static void job_out(const struct tw_md5_job *j, uint8_t out[16])
 		tw_store_le32(out + 4 * w, j->h[w]);
 }
 
-static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n)
+static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n, bool response)
 {
 	struct tw_md5_job mj[FIN_CHUNK];
 	struct tw_md5_ctx iv;
@@ -926,6 +926,15 @@ static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n)
 
 		job_out(&mj[k], f->b->buf + f->b->msg_auth_off);
 	}
+	/* a request is done: its header holds its own authenticator */
+	for (size_t k = 0; !response && k < nok; k++) {
+		struct tw_radius_finish_job *f = &jobs[ok[k]];
+
+		f->len = f->b->len;
+		f->b->err = TW_ERR_STATE;
+	}
+	if (!response)
+		nok = 0;
 	/* RFC 2865 §3: MD5(Code | ID | Length | RequestAuth | Attributes |
 	 * Secret) over the final attributes, from MD5's initial value */
 	tw_md5_init(&iv);
@@ -953,7 +962,15 @@ void tw_radius_finish_responses_ctx(struct tw_radius_finish_job *jobs, size_t n)
 	if (jobs == NULL)
 		return;
 	for (size_t i = 0; i < n; i += FIN_CHUNK)
-		finish_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK);
+		finish_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK, true);
+}
+
+void tw_radius_finish_requests_ctx(struct tw_radius_finish_job *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i += FIN_CHUNK)
+		finish_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK, false);
 }
 
 /* ---- many requests at once ------------------------------------------------ */
@@ -1061,4 +1078,135 @@ void tw_radius_verify_requests_ctx(struct tw_radius_verify_job *jobs, size_t n)
 		return;
 	for (size_t i = 0; i < n; i += FIN_CHUNK)
 		verify_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK);
+}
+
+/* ---- many responses checked at once ---------------------------------------- */
+
+enum { PREFIX_MAX = 4 * TW_MD5_BLOCK_LEN };
+
+/*
+ * j absorbs, from h, buf[0..len) with its first pl octets taken from pre
+ * instead (pl a multiple of 64 below len, or pl >= len: the whole packet
+ * is in pre), then suffix, then the padding of pre_abs + len + slen.
+ */
+static void job_prefixed(struct tw_md5_job *j, const uint32_t h[4], const uint8_t *pre, size_t pl,
+			 const uint8_t *buf, size_t len, size_t pre_abs, const uint8_t *suffix,
+			 size_t slen, uint8_t *tail)
+{
+	struct tw_md5_job rest;
+
+	if (pl >= len) {
+		job_msg(j, h, pre, len, pre_abs, suffix, slen, tail);
+		return;
+	}
+	job_msg(&rest, h, buf + pl, len - pl, pre_abs + pl, suffix, slen, tail);
+	memcpy(j->h, h, sizeof(j->h));
+	j->seg[0] = pre;
+	j->nblk[0] = pl / 64;
+	j->seg[1] = rest.seg[0];
+	j->nblk[1] = rest.nblk[0];
+	j->seg[2] = rest.seg[1];
+	j->nblk[2] = rest.nblk[1];
+	j->nblk[3] = 0;
+}
+
+/* The first min(len, 64 * ceil(end / 64)) octets of p into pre, the
+ * header authenticator replaced by req_auth and, when ma_off, the
+ * Message-Authenticator value zeroed; returns that length. */
+static size_t patch_prefix(uint8_t *pre, const struct tw_radius_pkt *p, const uint8_t *req_auth,
+			   size_t ma_off, size_t end)
+{
+	size_t pl = (end + 63) / 64 * 64;
+
+	if (pl > p->len)
+		pl = p->len;
+	memcpy(pre, p->buf, pl);
+	memcpy(pre + 4, req_auth, TW_RADIUS_AUTH_LEN);
+	if (ma_off != 0)
+		memset(pre + ma_off, 0, TW_RADIUS_MSG_AUTH_LEN);
+	return pl;
+}
+
+static void verify_resp_chunk(struct tw_radius_verify_resp_job *jobs, size_t n)
+{
+	struct tw_md5_job ra[FIN_CHUNK], ma[FIN_CHUNK];
+	uint8_t pre_ra[FIN_CHUNK][TW_MD5_BLOCK_LEN], pre_ma[FIN_CHUNK][PREFIX_MAX];
+	uint8_t tail_ra[FIN_CHUNK][FIN_TAIL], tail_ma[FIN_CHUNK][FIN_TAIL], dig[FIN_CHUNK][16];
+	size_t idx[FIN_CHUNK], with_ma[FIN_CHUNK], nra = 0, nma = 0;
+	bool ok[FIN_CHUNK];
+	struct tw_md5_ctx iv;
+
+	tw_md5_init(&iv);
+	for (size_t i = 0; i < n; i++) {
+		struct tw_radius_verify_resp_job *v = &jobs[i];
+		const struct tw_radius_pkt *p = v->p;
+		size_t pl, ma_off = 0;
+
+		if (p == NULL || v->req_auth == NULL || v->s == NULL) {
+			v->rc = TW_ERR_INVAL;
+			continue;
+		}
+		if (p->msg_auth >= 0) {
+			ma_off = p->attrs[p->msg_auth].off;
+			if (ma_off + TW_RADIUS_MSG_AUTH_LEN > PREFIX_MAX) {
+				v->rc = tw_radius_verify_response_ctx(p, v->req_auth, v->s,
+								      v->require_msg_auth);
+				continue;
+			}
+		} else if (v->require_msg_auth || p->n_eap != 0) {
+			v->rc = TW_ERR_AUTH; /* RFC 3579 §3.2 */
+			continue;
+		}
+		/* RFC 2865 §3 Response Authenticator */
+		pl = patch_prefix(pre_ra[nra], p, v->req_auth, 0, TW_RADIUS_HDR_LEN);
+		job_prefixed(&ra[nra], iv.h, pre_ra[nra], pl, p->buf, p->len, 0, v->s->secret,
+			     v->s->len, tail_ra[nra]);
+		ok[nra] = true;
+		idx[nra] = i;
+		if (ma_off != 0) {
+			/* RFC 3579 §3.2, the Request Authenticator in the header */
+			pl = patch_prefix(pre_ma[nma], p, v->req_auth, ma_off,
+					  ma_off + TW_RADIUS_MSG_AUTH_LEN);
+			job_prefixed(&ma[nma], v->s->hmac.istate, pre_ma[nma], pl, p->buf, p->len,
+				     TW_MD5_BLOCK_LEN, NULL, 0, tail_ma[nma]);
+			with_ma[nma++] = nra;
+		}
+		nra++;
+	}
+	tw_md5_mb(ra, nra);
+	tw_md5_mb(ma, nma);
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_verify_resp_job *v = &jobs[idx[with_ma[k]]];
+
+		job_out(&ma[k], dig[k]);
+		job_msg(&ma[k], v->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail_ma[k]);
+	}
+	tw_md5_mb(ma, nma);
+	for (size_t k = 0; k < nma; k++) {
+		const struct tw_radius_pkt *p = jobs[idx[with_ma[k]]].p;
+
+		job_out(&ma[k], dig[k]);
+		ok[with_ma[k]] &= tw_ct_eq(dig[k], p->buf + p->attrs[p->msg_auth].off,
+					   TW_RADIUS_MSG_AUTH_LEN);
+	}
+	for (size_t k = 0; k < nra; k++) {
+		struct tw_radius_verify_resp_job *v = &jobs[idx[k]];
+
+		job_out(&ra[k], dig[0]);
+		ok[k] &= tw_ct_eq(dig[0], v->p->authenticator, TW_RADIUS_AUTH_LEN);
+		v->rc = ok[k] ? TW_OK : TW_ERR_AUTH;
+	}
+	tw_wipe(tail_ra, sizeof(tail_ra));
+	tw_wipe(tail_ma, sizeof(tail_ma));
+	tw_wipe(dig, sizeof(dig));
+	tw_wipe(ra, sizeof(ra));
+	tw_wipe(ma, sizeof(ma));
+}
+
+void tw_radius_verify_responses_ctx(struct tw_radius_verify_resp_job *jobs, size_t n)
+{
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i += FIN_CHUNK)
+		verify_resp_chunk(jobs + i, n - i < FIN_CHUNK ? n - i : FIN_CHUNK);
 }

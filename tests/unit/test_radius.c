@@ -1316,6 +1316,143 @@ static void test_verify_batch(void)
 	CHECK(bad == 0);
 }
 
+/*
+ * tw_radius_verify_responses_ctx: batches of 1..70 responses, the
+ * Message-Authenticator anywhere (also past 256 octets: the single call),
+ * signed here with OpenSSL (MA with the Request Authenticator in the
+ * header, then the Response Authenticator); some with a bit flipped, some
+ * without MA (with or without EAP, required or not): each rc is the single
+ * call's and a sound one is TW_OK. And tw_radius_finish_requests_ctx makes
+ * the octets of tw_radius_finish_request_ctx.
+ */
+static void test_verify_resp_batch(void)
+{
+	enum { N = 70 };
+	static uint8_t pkt[N][4096], secret[N][TW_RADIUS_SECRET_MAX], ra_of[N][16];
+	static struct tw_radius_pkt p[N];
+	static struct tw_radius_secret ks[N];
+	struct tw_radius_verify_resp_job jobs[N];
+	bool sound[N];
+	unsigned bad = 0, runs = 0, sound_ok = 0, far = 0;
+
+	for (int round = 0; round < 40; round++) {
+		size_t n = 1 + rnd(N), m = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			uint8_t *b = pkt[m], v[255], mac[16], copy[4096], ra[16];
+			size_t len = 20, ma_at = 0, na = 1 + rnd(12), ma_i = rnd(na + 1);
+			size_t sl = ctx_secret_len((int)rnd(40)), big = rnd(4) == 0 ? 250 : 100;
+			unsigned kind = (unsigned)rnd(10);
+			bool with_ma = kind != 0, eap = kind != 1;
+
+			tw_test_random(secret[m], sl);
+			tw_test_random(ra_of[m], 16);
+			b[0] = TW_RADIUS_ACCESS_CHALLENGE;
+			b[1] = (uint8_t)rnd(256);
+			memcpy(b + 4, ra_of[m], 16);
+			for (size_t a = 0; a <= na; a++) {
+				if (a == ma_i && with_ma) {
+					b[len] = TW_RADIUS_MESSAGE_AUTHENTICATOR;
+					b[len + 1] = 18;
+					memset(b + len + 2, 0, 16);
+					ma_at = len + 2;
+					len += 18;
+				}
+				if (a == na)
+					break;
+				size_t vl = rnd(big);
+
+				tw_test_random(v, vl);
+				b[len] = a == 0 && eap ? TW_RADIUS_EAP_MESSAGE : rnd_type();
+				if (b[len] == TW_RADIUS_EAP_MESSAGE && vl < 4)
+					vl = 4;
+				if (b[len] == TW_RADIUS_EAP_MESSAGE)
+					tw_store_be16(v + 2, (uint16_t)vl);
+				b[len + 1] = (uint8_t)(2 + vl);
+				memcpy(b + len + 2, v, vl);
+				len += 2 + vl;
+			}
+			tw_store_be16(b + 2, (uint16_t)len);
+			if (with_ma) {
+				memcpy(copy, b, len);
+				ossl_hmac_md5(mac, secret[m], sl, copy, len);
+				memcpy(b + ma_at, mac, 16);
+				far += ma_at + 16 > 256;
+			}
+			ossl_md5(ra, b, len, secret[m], sl, NULL, 0);
+			memcpy(b + 4, ra, 16);
+			sound[m] = rnd(4) != 0;
+			if (!sound[m]) {
+				size_t bit = rnd(8 * len);
+
+				b[bit / 8] ^= (uint8_t)(1u << (bit % 8));
+			}
+			if (tw_radius_decode(&p[m], b, len) != TW_OK)
+				continue;
+			if (!CHECK_OK(tw_radius_secret_init(&ks[m], sl ? secret[m] : NULL, sl)))
+				return;
+			jobs[m].p = &p[m];
+			jobs[m].req_auth = ra_of[m];
+			jobs[m].s = &ks[m];
+			jobs[m].require_msg_auth = rnd(2) == 0;
+			jobs[m].rc = 12345;
+			m++;
+		}
+		tw_radius_verify_responses_ctx(jobs, m);
+		for (size_t i = 0; i < m; i++, runs++) {
+			int rc = tw_radius_verify_response_ctx(&p[i], ra_of[i], &ks[i],
+							       jobs[i].require_msg_auth);
+
+			bad += jobs[i].rc != rc;
+			if (sound[i] && p[i].msg_auth >= 0) {
+				bad += rc != TW_OK;
+				sound_ok++;
+			}
+			tw_radius_secret_wipe(&ks[i]);
+		}
+	}
+	tw_radius_verify_responses_ctx(NULL, 2);
+	CHECK(runs > 500 && sound_ok > 200 && far > 10);
+	CHECK(bad == 0);
+
+	/* requests */
+	{
+		static uint8_t a[N][4096], c[N][4096], eap[1024];
+		struct tw_radius_builder ba[N], bc[N];
+		struct tw_radius_finish_job fj[N];
+		uint8_t req_auth[16];
+		size_t n = N;
+
+		bad = 0;
+		for (size_t i = 0; i < n; i++) {
+			size_t sl = ctx_secret_len((int)rnd(40));
+
+			tw_test_random(secret[i], sl);
+			tw_test_random(req_auth, 16);
+			if (!CHECK_OK(tw_radius_secret_init(&ks[i], sl ? secret[i] : NULL, sl)))
+				return;
+			tw_radius_build_init(&ba[i], a[i], 4096,
+					     rnd(5) ? TW_RADIUS_ACCESS_REQUEST : TW_RADIUS_STATUS_SERVER,
+					     (uint8_t)i, req_auth, rnd(5) != 0);
+			(void)rnd_attrs(&ba[i], eap, true);
+			fork_builder(&bc[i], c[i], &ba[i]);
+			fj[i].b = &bc[i];
+			fj[i].s = &ks[i];
+		}
+		tw_radius_finish_requests_ctx(fj, n);
+		for (size_t i = 0; i < n; i++) {
+			size_t la = 0;
+			int rc = tw_radius_finish_request_ctx(&ba[i], &ks[i], &la);
+
+			bad += fj[i].rc != rc || (rc == TW_OK && (fj[i].len != la ||
+								  memcmp(a[i], c[i], la) != 0));
+			tw_radius_secret_wipe(&ks[i]);
+		}
+		tw_radius_finish_requests_ctx(NULL, 1);
+		CHECK(bad == 0);
+	}
+}
+
 void test_main(void)
 {
 	CHECK(tv_run_file("radius.vec", rfc_case) == 5);
@@ -1330,4 +1467,5 @@ void test_main(void)
 	test_eap_split_join();
 	test_finish_batch();
 	test_verify_batch();
+	test_verify_resp_batch();
 }
