@@ -24,6 +24,7 @@
 #define _GNU_SOURCE /* recvmmsg, sendmmsg (Linux) */
 #include <errno.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,10 @@ struct slot {
 	uint8_t req_auth[TW_RADIUS_AUTH_LEN];
 	size_t req_len;
 	uint8_t req[TW_RADIUS_MAX_LEN];
+	/* built, its Message-Authenticator computed with the socket's other
+	 * new requests when they are sent (flush_sock) */
+	bool need_sign;
+	struct tw_radius_builder b;
 };
 
 struct wsock {
@@ -96,6 +101,13 @@ struct wstate {
 	uint8_t rbuf[LOAD_BATCH][TW_RADIUS_MAX_LEN];
 	struct mmsghdr rmsg[LOAD_BATCH], smsg[SLOTS_PER_SOCK];
 	struct iovec riov[LOAD_BATCH], siov[SLOTS_PER_SOCK];
+	/* the authenticators of a batch at once (RADIUS MD5 work in
+	 * parallel lanes): replies checked before they are handled, new
+	 * requests signed before they are sent */
+	struct tw_radius_pkt vpkt[LOAD_BATCH];
+	struct tw_radius_verify_resp_job vjob[LOAD_BATCH];
+	int vidx[LOAD_BATCH];
+	struct tw_radius_finish_job fjob[SLOTS_PER_SOCK];
 };
 
 static int peer_random(void *arg, uint8_t *out, size_t len)
@@ -184,12 +196,27 @@ static void queue_send(struct wstate *ws, struct slot *s)
 
 static void flush_sock(struct wstate *ws, struct wsock *so)
 {
-	unsigned n = 0;
+	unsigned n = 0, nf = 0;
 
 	for (unsigned i = 0; i < so->nout; i++) {
 		struct slot *s = so->outq[i];
+
+		if (s->waiting && s->need_sign) {
+			ws->fjob[nf].b = &s->b;
+			ws->fjob[nf++].s = &ws->cfg->key;
+		}
+	}
+	tw_radius_finish_requests_ctx(ws->fjob, nf);
+	for (unsigned i = 0; i < nf; i++) {
+		struct slot *s = (struct slot *)((char *)ws->fjob[i].b - offsetof(struct slot, b));
+
+		s->need_sign = false;
+		s->req_len = ws->fjob[i].rc == TW_OK ? ws->fjob[i].len : 0; /* 0: never sent */
+	}
+	for (unsigned i = 0; i < so->nout; i++) {
+		struct slot *s = so->outq[i];
 		s->queued = false;
-		if (!s->waiting)
+		if (!s->waiting || s->req_len == 0)
 			continue; /* finished while queued */
 		ws->siov[n].iov_base = s->req;
 		ws->siov[n].iov_len = s->req_len;
@@ -234,7 +261,6 @@ static void flush_all(struct wstate *ws)
 static int send_eap(struct wstate *ws, struct slot *s, const uint8_t *eap, size_t len,
 		    uint64_t now)
 {
-	struct load_cfg *cfg = ws->cfg;
 	struct tw_radius_builder b;
 	static const uint8_t nas_ip[4] = { 127, 0, 0, 1 };
 
@@ -251,8 +277,12 @@ static int send_eap(struct wstate *ws, struct slot *s, const uint8_t *eap, size_
 	if (s->state_len)
 		tw_radius_add(&b, TW_RADIUS_STATE, s->state, s->state_len);
 	tw_radius_add_eap(&b, eap, len);
-	if (tw_radius_finish_request_ctx(&b, &cfg->key, &s->req_len) != TW_OK)
+	if (b.err != TW_OK)
 		return -1;
+	/* signed in flush_sock, with the others */
+	s->b = b;
+	s->need_sign = true;
+	s->req_len = b.len;
 	s->tries = 1;
 	s->waiting = true;
 	queue_send(ws, s);
@@ -443,7 +473,7 @@ out:
 }
 
 static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_t len,
-		     uint64_t now)
+		     uint64_t now, const int *pre_rc)
 {
 	struct load_cfg *cfg = ws->cfg;
 	struct load_counters *c = &ws->w->c;
@@ -470,7 +500,8 @@ static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_
 		return;
 	}
 	/* RFC 2865 §3 Response Authenticator, RFC 3579 §3.2 MA required */
-	if (tw_radius_verify_response_ctx(p, s->req_auth, &cfg->key, true) != TW_OK) {
+	if ((pre_rc != NULL ? *pre_rc : tw_radius_verify_response_ctx(p, s->req_auth, &cfg->key,
+								      true)) != TW_OK) {
 		finish(ws, s, CAUSE_BAD_AUTH, now);
 		return;
 	}
@@ -552,8 +583,31 @@ static unsigned drain_sock(struct wstate *ws, unsigned i)
 			return total;
 		}
 		uint64_t now = load_now_ns();
+		int nv = 0;
+
+		/* the replies that answer an outstanding request, checked at
+		 * once (on_reply decodes and matches again, and takes the
+		 * verdict) */
+		for (int j = 0; j < r; j++) {
+			struct tw_radius_pkt *p = &ws->vpkt[nv];
+			unsigned idx;
+
+			ws->vidx[j] = -1;
+			if (tw_radius_decode(p, ws->rbuf[j], ws->rmsg[j].msg_len) != TW_OK)
+				continue;
+			idx = i * SLOTS_PER_SOCK + p->id % SLOTS_PER_SOCK;
+			if (idx >= ws->n_slots || !ws->slots[idx].active ||
+			    !ws->slots[idx].waiting || ws->slots[idx].id != p->id)
+				continue;
+			ws->vjob[nv] = (struct tw_radius_verify_resp_job){
+				.p = p, .req_auth = ws->slots[idx].req_auth, .s = &ws->cfg->key,
+				.require_msg_auth = true };
+			ws->vidx[j] = nv++;
+		}
+		tw_radius_verify_responses_ctx(ws->vjob, (size_t)nv);
 		for (int j = 0; j < r; j++)
-			on_reply(ws, i, ws->rbuf[j], ws->rmsg[j].msg_len, now);
+			on_reply(ws, i, ws->rbuf[j], ws->rmsg[j].msg_len, now,
+				 ws->vidx[j] >= 0 ? &ws->vjob[ws->vidx[j]].rc : NULL);
 		total += (unsigned)r;
 		if (r < LOAD_BATCH)
 			return total;
