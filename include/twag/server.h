@@ -345,7 +345,9 @@ struct tw_srv_dup {
 };
 
 enum tw_srv_dup_result {
-	TW_SRV_DUP_NEW = 0,     /* not seen: *e is a pending entry for it */
+	TW_SRV_DUP_NEW = 0,     /* not seen: *e is a pending entry for it, or
+				 * NULL when every entry is pending (not cached;
+				 * tw_srv_dup_done/forget accept NULL) */
 	TW_SRV_DUP_REPLAY,      /* answered: resend tw_srv_dup_reply(), byte for byte */
 	TW_SRV_DUP_PENDING,     /* being processed: drop the retransmission */
 };

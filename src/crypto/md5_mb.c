@@ -93,6 +93,9 @@ M_TARGET static void mb16_block(uint32_t st[4][16], const uint8_t *const p[16])
 	_mm512_storeu_si512(st[1], _mm512_add_epi32(b, b0));
 	_mm512_storeu_si512(st[2], _mm512_add_epi32(c, c0));
 	_mm512_storeu_si512(st[3], _mm512_add_epi32(d, d0));
+	/* the message words (a secret, in a Response Authenticator's last
+	 * block) may have been spilled to the stack */
+	tw_wipe(x, sizeof(x));
 }
 
 struct lane {

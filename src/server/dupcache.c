@@ -129,9 +129,19 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
 		unlink_entry(d, i);
 		break;
 	}
-	/* the oldest entry of the ring is reused */
-	i = d->next;
-	d->next = (d->next + 1) % d->n;
+	/* the oldest entry of the ring is reused, never one still waiting for
+	 * its reply (a worker signs and caches a batch's replies at its end:
+	 * worker.c): with every entry waiting, this request is not cached */
+	for (uint32_t k = 0;; k++) {
+		i = d->next;
+		d->next = (d->next + 1) % d->n;
+		if (d->e[i].state != E_PENDING)
+			break;
+		if (k + 1 == d->n) {
+			*out = NULL;
+			return TW_SRV_DUP_NEW;
+		}
+	}
 	if (d->e[i].state != E_FREE)
 		unlink_entry(d, i);
 	e = &d->e[i];
@@ -160,7 +170,7 @@ void tw_srv_dup_done(struct tw_srv_dup *d, struct tw_srv_dup_entry *e,
 {
 	size_t pos;
 
-	if (e->state != E_PENDING)
+	if (e == NULL || e->state != E_PENDING)
 		return;
 	if (len == 0 || len > TW_SRV_DUP_REPLY_MAX) {
 		tw_srv_dup_forget(d, e);
@@ -181,6 +191,6 @@ void tw_srv_dup_done(struct tw_srv_dup *d, struct tw_srv_dup_entry *e,
 
 void tw_srv_dup_forget(struct tw_srv_dup *d, struct tw_srv_dup_entry *e)
 {
-	if (e->state != E_FREE)
+	if (e != NULL && e->state != E_FREE)
 		unlink_entry(d, (uint32_t)(e - d->e));
 }

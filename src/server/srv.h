@@ -25,8 +25,6 @@ enum {
 
 struct tw_srv;
 
-enum { TW_SRV_PRE_NONE = 0x7fff };
-
 struct tw_srv_worker {
 	struct tw_srv_counters ctr;     /* first: its own cache lines */
 	struct tw_srv *srv;
@@ -69,11 +67,12 @@ struct tw_srv_worker {
 	 * The Message-Authenticators of a receive batch checked at once
 	 * before the requests are handled (tw_radius_verify_requests_ctx):
 	 * vpkt/vjob per datagram; pre_rc is the verdict of the one being
-	 * handled (TW_SRV_PRE_NONE: tw_srv_handle checks it itself).
+	 * handled when pre_set (else tw_srv_handle checks it itself).
 	 */
 	struct tw_radius_pkt vpkt[TW_SRV_BATCH];
 	struct tw_radius_verify_job vjob[TW_SRV_BATCH];
 	int vidx[TW_SRV_BATCH];       /* datagram -> vjob, -1: none */
+	bool pre_set;                 /* pre_rc holds a verdict (else: check) */
 	int pre_rc;
 	/* scratch of one request */
 	struct tw_radius_pkt pkt;

@@ -709,9 +709,10 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	uint16_t port;
 	size_t n;
 
+	bool have_pre = w->pre_set;
 	int pre = w->pre_rc;
 
-	w->pre_rc = TW_SRV_PRE_NONE;
+	w->pre_set = false; /* one verdict, one request */
 	memset(&r, 0, sizeof(r));
 	w->cur_pend = -1;
 	r.w = w;
@@ -743,8 +744,7 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		count(&r, TW_C_REQUESTS);
 	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
 	 * anything else: a request without a valid one leaves no trace */
-	if ((pre != TW_SRV_PRE_NONE ? pre : tw_radius_verify_request_ctx(&w->pkt, &r.client->key)) !=
-	    TW_OK) {
+	if ((have_pre ? pre : tw_radius_verify_request_ctx(&w->pkt, &r.client->key)) != TW_OK) {
 		count(&r, TW_C_BAD_AUTH);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
 			ip_of(&r));
@@ -857,7 +857,6 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	int rc;
 
 	memset(w, 0, sizeof(*w));
-	w->pre_rc = TW_SRV_PRE_NONE;
 	w->cur_pend = -1;
 	w->srv = srv;
 	w->idx = idx;
@@ -924,7 +923,7 @@ void *tw_srv_worker_run(void *arg)
 
 	w->defer_sign = nb == NULL || nb[0] == '\0' || nb[0] == '0';
 	w->n_pend = 0;
-	w->pre_rc = TW_SRV_PRE_NONE;
+	w->pre_set = false;
 	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
 		uint64_t epoch = atomic_load(&srv->epoch), now;
 		int n, m = 0;
@@ -959,10 +958,11 @@ void *tw_srv_worker_run(void *arg)
 			struct msghdr *h = &w->rx[i].msg_hdr;
 			size_t len;
 
-			if (w->defer_sign && w->vidx[i] >= 0)
+			w->pre_set = w->defer_sign && w->vidx[i] >= 0;
+			if (w->pre_set)
 				w->pre_rc = w->vjob[w->vidx[i]].rc;
 			if (h->msg_flags & MSG_TRUNC) {
-				w->pre_rc = TW_SRV_PRE_NONE;
+				w->pre_set = false;
 				/* longer than RFC 2865's 4096 octets */
 				tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
 				continue;

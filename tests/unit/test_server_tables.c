@@ -465,6 +465,45 @@ static void test_dup(void)
 		tw_srv_dup_forget(&d, e2);
 	}
 	tw_srv_dup_free(&d);
+
+	/* a worker caches a batch's replies at its end: more new requests
+	 * than entries in one batch never take over an entry still waiting
+	 * for its reply (that reply would be cached under another request's
+	 * key); the extra ones are not cached. Each retransmission then gets
+	 * its own reply or, uncached, is new again. */
+	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
+	{
+		struct tw_srv_dup_entry *pe[20];
+		uint8_t x[16], rep[20][40];
+
+		for (unsigned i = 0; i < 20; i++) {
+			memset(x, 0, 16);
+			x[0] = (uint8_t)i;
+			CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 1, &pe[i]) ==
+			      TW_SRV_DUP_NEW);
+			CHECK(i < 16 ? pe[i] != NULL : pe[i] == NULL);
+		}
+		for (unsigned i = 0; i < 20; i++) {
+			memset(rep[i], (int)i, sizeof(rep[i]));
+			tw_srv_dup_done(&d, pe[i], rep[i], sizeof(rep[i]), 2); /* NULL: nothing */
+		}
+		for (unsigned i = 0; i < 20; i++) {
+			memset(x, 0, 16);
+			x[0] = (uint8_t)i;
+			if (i < 16) {
+				CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
+				      TW_SRV_DUP_REPLAY);
+				CHECK(e2->reply_len == 40 &&
+				      memcmp(tw_srv_dup_reply(&d, e2), rep[i], 40) == 0);
+			} else {
+				CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
+				      TW_SRV_DUP_NEW);
+				tw_srv_dup_forget(&d, e2);
+			}
+		}
+		tw_srv_dup_forget(&d, NULL);
+	}
+	tw_srv_dup_free(&d);
 }
 
 void test_main(void)
