@@ -15,11 +15,14 @@ legitimate attaches:
   - Message-Authenticator first in every reply;
   - a half-open EAP flood against a small --max-sessions: bounded table, a
     legitimate attach still succeeds;
+  - one receive batch of more new requests than duplicate-cache entries:
+    each reply and each retransmission's reply is its own request's;
   - the store unable to make an SQN durable (another process holds an
     exclusive SQLite write lock; or its file system is full): Access-Reject
     and no challenge; afterwards a fresh SQN the USIM accepts.
 """
 import os
+import signal
 import sqlite3
 import struct
 import sys
@@ -331,6 +334,62 @@ def flood_case(work):
     R.check(d.stop() == 0, "SIGTERM after the flood: exit 0")
 
 
+def burst_case(work):
+    """One receive batch of 40 new EAP requests (twagd stopped while they
+    queue, one worker, --dup-cache 16: more new requests than cache entries
+    in one batch): every reply answers its own request (authenticators
+    checked against that request), then every retransmission gets its own
+    request's reply byte for byte (cached) or a fresh valid one, never
+    another request's. twagd checks and signs a batch's RADIUS
+    authenticators together (docs/twagd.md)."""
+    db = os.path.join(work, "burst.db")
+    imsi, _ = T.new_usim(db)
+    d = T.Twagd(work, db, secret=SEC, threads=1, extra=["--dup-cache", "16"])
+    d.log = os.path.join(work, "twagd-burst.log")
+    if not R.check(d.start(), "twagd --threads 1 --dup-cache 16 starts", d.log_text()):
+        return
+    c = T.RadiusClient(("127.0.0.1", d.port), SEC)
+    reqs = {}
+    for i in range(40):
+        auth = os.urandom(16)
+        pkt = T.build_request(SEC, T.ACCESS_REQUEST, i, auth,
+                              identity_attrs(T.nai(6, imsi), T.station_id(200 + i)))
+        reqs[i] = pkt
+    os.kill(d.proc.pid, signal.SIGSTOP)
+    try:
+        for i in range(40):
+            c.send(reqs[i])
+        time.sleep(0.2)
+    finally:
+        os.kill(d.proc.pid, signal.SIGCONT)
+    first = {}
+    end = time.time() + 5
+    while len(first) < 40 and time.time() < end:
+        r = c.recv(0.5)
+        if r is not None and len(r) >= 20:
+            first.setdefault(r[1], r)
+    R.check(len(first) == 40, f"a reply to each of 40 requests in one batch ({len(first)})")
+    bad = [i for i, r in first.items() if T.check_reply(SEC, reqs[i][4:20], r)]
+    R.check(not bad, "each reply signed for its own request", bad[:5])
+    # retransmissions (RFC 5080 §2.2.2): cached or fresh, never another's
+    # newest first: a miss takes over the oldest entry, so the cached ones
+    # (the last 16 or so) are asked for before any miss can push them out
+    again = {}
+    for i in reversed(range(40)):
+        c.send(reqs[i])
+        r = c.recv(1.0)
+        if r is not None:
+            again[r[1]] = r
+    wrong = [i for i, r in again.items() if T.check_reply(SEC, reqs[i][4:20], r)]
+    R.check(len(again) == 40 and not wrong,
+            f"each retransmission answered for its own request ({len(again)}, wrong {wrong[:5]})")
+    same = sum(1 for i, r in again.items() if first.get(i) == r)
+    R.note(f"burst: {same} of 40 retransmissions answered from the cache")
+    R.check(same >= 8, f"the cached replies resent byte for byte ({same}, at least 8 expected)")
+    c.close()
+    R.check(d.stop() == 0, "SIGTERM after the burst: exit 0")
+
+
 def store_lock_case(work):
     """Another process holds the SQLite write lock: the gateway cannot make
     an SQN reservation durable, so no vector may leave: Access-Reject."""
@@ -450,6 +509,7 @@ def main():
     R.check(d.alive(), "twagd alive after the abuse cases")
     R.check(d.stop() == 0, "SIGTERM: exit 0", d.log_text()[-2000:])
     flood_case(work)
+    burst_case(work)
     store_lock_case(work)
     store_full_case(work)
 
