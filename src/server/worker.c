@@ -922,6 +922,8 @@ void *tw_srv_worker_run(void *arg)
 	const char *nb = getenv("TWAG_NO_SIGN_BATCH"); /* diagnostics: sign one by one */
 
 	w->defer_sign = nb == NULL || nb[0] == '\0' || nb[0] == '0';
+	int used = TW_SRV_BATCH; /* receive slots the last batch filled */
+
 	w->n_pend = 0;
 	w->pre_set = false;
 	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
@@ -933,7 +935,9 @@ void *tw_srv_worker_run(void *arg)
 		w->clients = atomic_load(&srv->clients);
 		atomic_store(&w->epoch_seen, epoch);
 
-		for (int i = 0; i < TW_SRV_BATCH; i++) {
+		/* the receive slots recvmmsg wrote to (lengths, flags) made
+		 * whole again; the others are as set */
+		for (int i = 0; i < used; i++) {
 			w->rx_iov[i].iov_base = w->rx_buf[i];
 			w->rx_iov[i].iov_len = sizeof(w->rx_buf[i]);
 			memset(&w->rx[i].msg_hdr, 0, sizeof(w->rx[i].msg_hdr));
@@ -949,6 +953,7 @@ void *tw_srv_worker_run(void *arg)
 		/* blocks for the first datagram (SO_RCVTIMEO 200 ms, so the
 		 * stop flag is seen), then takes what is queued */
 		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
+		used = n > 0 ? n : 0;
 		now = tw_srv_now_ms();
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
