@@ -1171,15 +1171,16 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
  * slot older than the TTL emptied, a row left empty deleted. *n: how many
  * rows were looked at; a full batch makes the next round go on (bounded
  * work per round, a pass over all rows per sweep period and as many
- * rounds as it takes: about a millisecond per 1024 rows). A round that
- * fails has moved the cursor anyway: those rows wait for the next pass.
+ * rounds as it takes: about a millisecond per 1024 rows). A sweep that
+ * fails leaves the cursor where it was (a later failure of the round's
+ * commit does not: those rows wait for the next pass).
  */
 static int sweep(struct tw_store *st, int64_t now, int *n)
 {
 	struct ident_table *t = tab(st);
 	sqlite3_stmt *q = st->id_q.sweep_sel, *u = st->id_q.sweep_clr;
 	int64_t cutoff = now - (int64_t)st->reauth_ttl * 1000000;
-	char (*hit)[TW_IMSI_MAX_LEN + 1];
+	char (*hit)[TW_IMSI_MAX_LEN + 1], from[TW_IMSI_MAX_LEN + 1];
 	size_t nhit = 0;
 	int rows = 0, rc;
 
@@ -1187,8 +1188,10 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 	hit = malloc(STORE_SWEEP_ROWS * sizeof(*hit));
 	if (hit == NULL)
 		return TW_OK; /* at the next sweep */
-	/* the loop below moves sweep_after on: bound as a copy */
-	sqlite3_bind_text(q, 1, t->sweep_after, -1, SQLITE_TRANSIENT);
+	/* the loop below moves sweep_after on: bound as a copy, kept to go
+	 * back to should this sweep fail */
+	memcpy(from, t->sweep_after, sizeof(from));
+	sqlite3_bind_text(q, 1, from, -1, SQLITE_STATIC);
 	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const unsigned char *im = sqlite3_column_text(q, 0);
@@ -1223,6 +1226,8 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 	}
 	free(hit);
 	*n = rows;
+	if (rc != SQLITE_DONE)
+		memcpy(t->sweep_after, from, sizeof(from)); /* the same rows next time */
 	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
 }
 
