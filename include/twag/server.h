@@ -148,6 +148,9 @@ struct tw_srv_config {
 	unsigned max_sessions, session_timeout, reply_session_timeout;
 	unsigned reauth_limit;           /* fast re-auths per full auth */
 	unsigned dup_entries, dup_expiry;
+	/* the subscriber store (store.h; 0: the store's default) */
+	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
+	unsigned reauth_ttl, identity_cache;
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
 	enum tw_eap_id_policy id_policy;
 	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */

@@ -51,6 +51,12 @@ static const struct opt opts[] = {
 	{ "pid-file", K_STR, 0, 0 },
 	{ "dup-cache", K_UINT, 16, 1 << 24 },
 	{ "dup-expiry", K_UINT, 1, 600 },
+	{ "sqn-block", K_UINT, 1, 1000000 },
+	{ "resync-max", K_UINT, 1, 1000 },
+	{ "resync-window", K_UINT, 1, 86400 },
+	{ "resync-bad-max", K_UINT, 1, 1000 },
+	{ "reauth-ttl", K_UINT, 1, 30 * 86400 },
+	{ "identity-cache", K_UINT, 16, 1 << 24 },
 	{ "help", K_FLAG, 0, 0 },
 };
 
@@ -260,6 +266,18 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->dup_entries = (unsigned)n;
 		else if (strcmp(o->name, "dup-expiry") == 0)
 			c->dup_expiry = (unsigned)n;
+		else if (strcmp(o->name, "sqn-block") == 0)
+			c->sqn_block = (unsigned)n;
+		else if (strcmp(o->name, "resync-max") == 0)
+			c->resync_max = (unsigned)n;
+		else if (strcmp(o->name, "resync-window") == 0)
+			c->resync_window = (unsigned)n;
+		else if (strcmp(o->name, "resync-bad-max") == 0)
+			c->resync_bad_max = (unsigned)n;
+		else if (strcmp(o->name, "reauth-ttl") == 0)
+			c->reauth_ttl = (unsigned)n;
+		else if (strcmp(o->name, "identity-cache") == 0)
+			c->identity_cache = (unsigned)n;
 		return TW_OK;
 	}
 	case K_CLIENT: {

@@ -62,6 +62,12 @@ static const char usage_text[] =
 	"  --sim-fullauth-id-req     ask AT_FULLAUTH_ID_REQ in the first SIM/Start\n"
 	"  --dup-cache N             duplicate cache entries per worker (default 32768)\n"
 	"  --dup-expiry S            duplicate cache lifetime (default 10)\n"
+	"  --sqn-block N             SEQ values reserved per durable write (default 1000)\n"
+	"  --resync-max N            AUTS resyncs per subscriber per window (default 3)\n"
+	"  --resync-window S         the resync window (default 60)\n"
+	"  --resync-bad-max N        bad or stale AUTS per subscriber per window (default 10)\n"
+	"  --reauth-ttl S            an unused fast re-auth identity lives (default 86400)\n"
+	"  --identity-cache N        pseudonym/re-auth entries kept in memory (default 65536)\n"
 	"  --pid-file F              write the process id here\n";
 
 static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
@@ -449,6 +455,12 @@ int tw_srv_main(int argc, char **argv)
 	memset(&so, 0, sizeof(so));
 	so.path = srv->cfg.store;
 	so.kek = kek;
+	so.sqn_block = srv->cfg.sqn_block;
+	so.resync_max = srv->cfg.resync_max;
+	so.resync_window = srv->cfg.resync_window;
+	so.resync_bad_max = srv->cfg.resync_bad_max;
+	so.reauth_ttl = srv->cfg.reauth_ttl;
+	so.ident_cache = srv->cfg.identity_cache;
 	rc = tw_store_open(&srv->store, &so, err, sizeof(err));
 	tw_wipe(kek, sizeof(kek));
 	if (rc != TW_OK) {

@@ -6,6 +6,7 @@ secrets with address prefixes (RFC 2865 §3: a request from an unknown
 address is dropped), IPv6, and the expiry of the duplicate cache."""
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -48,6 +49,16 @@ def read(path):
         return ""
 
 
+def sqn_reserved(db, imsi):
+    """The subscriber's durable SQN high-water mark, read beside twagd."""
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as h:
+            row = h.execute("SELECT sqn_reserved FROM subscriber WHERE imsi = ?", (imsi,)).fetchone()
+        return row[0] if row else None
+    except sqlite3.Error:
+        return None
+
+
 def config_case(work):
     db = os.path.join(work, "conf.db")
     imsi, usim = T.new_usim(db)
@@ -68,6 +79,13 @@ metrics = 127.0.0.1:{mport}
 log-file = {log}
 pid-file = {pidf}
 reply-session-timeout = 1234
+# the store's knobs
+sqn-block = 7
+resync-max = 4
+resync-window = 30
+resync-bad-max = 8
+reauth-ttl = 600
+identity-cache = 4096
 client = 127.0.0.1 {secret}
 """)
     write_conf(s1)
@@ -84,8 +102,14 @@ client = 127.0.0.1 {secret}
         pass
     d = D()
     d.port, d.secret = port, s1
+    reserved0 = sqn_reserved(db, imsi)
     r = T.eapol_test(d, "aka-prime", T.nai(6, imsi), usim)
     R.check(r.success and r.mppe() == (1, 0), "attach through the configured server", r.tail())
+    # sqn-block = 7 from the file: the durable mark moved by a block of 7
+    # (or two, reserved ahead), not by the default 1000
+    reserved1 = sqn_reserved(db, imsi)
+    R.check(reserved0 is not None and reserved1 is not None and 0 < reserved1 - reserved0 <= 14,
+            f"sqn-block = 7 from the file: SQN reserved {reserved0} -> {reserved1}")
     st = [v for c, a in T.eapol_radius_replies(r.output) if c == T.ACCESS_ACCEPT
           for t, v in a if t == T.SESSION_TIMEOUT]
     R.check(st == ["1234"], f"reply-session-timeout = 1234 from the file ({st})")

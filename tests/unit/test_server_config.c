@@ -70,6 +70,19 @@ static void test_flags(void)
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
 	tw_srv_config_free(&c);
 
+	/* the store's knobs: 0 (its defaults) unless given */
+	CHECK(c.sqn_block == 0 && c.resync_max == 0 && c.resync_window == 0 &&
+	      c.resync_bad_max == 0 && c.reauth_ttl == 0 && c.identity_cache == 0);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --sqn-block 32 --resync-max 5 "
+			  "--resync-window=120 --resync-bad-max 20 --reauth-ttl 3600 "
+			  "--identity-cache 1024",
+		      err, sizeof(err)));
+	CHECK(c.sqn_block == 32 && c.resync_max == 5 && c.resync_window == 120 &&
+	      c.resync_bad_max == 20 && c.reauth_ttl == 3600 && c.identity_cache == 1024);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s", err, sizeof(err)));
+
 	/* a store path without the scheme is a path */
 	CHECK_OK(load(&c, "--store /var/lib/twag.db --client 10.0.0.0/8=s", err, sizeof(err)));
 	CHECK(strcmp(c.store, "/var/lib/twag.db") == 0);
@@ -104,6 +117,10 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --max-sessions 15", "--max-sessions" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-limit 65535", "--reauth-limit" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --config /nonexistent/f", "--config" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --sqn-block 0", "--sqn-block" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --resync-bad-max 1001", "--resync-bad-max" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-ttl 0", "--reauth-ttl" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --identity-cache 15", "--identity-cache" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
