@@ -51,4 +51,23 @@ void tw_sha256_update(struct tw_sha256_ctx *ctx, const void *msg, size_t len);
 void tw_sha256_final(struct tw_sha256_ctx *ctx, uint8_t out[static 32]);
 void tw_sha256(uint8_t out[static 32], const void *msg, size_t len);
 
+/*
+ * Multi-buffer SHA-256 (src/crypto/sha256_mb.c): n independent jobs, each
+ * compressing whole 64-octet blocks into its own chaining value h (FIPS
+ * 180-4 §6.2.2), from up to TW_SHA256_MB_SEGS segments one after the
+ * other (seg[i] holds nblk[i] blocks). Padding is the caller's. With
+ * AVX-512 and enough jobs to fill the lanes (9 or more with SHA-NI, 3 or
+ * more without), sixteen jobs advance at once; else one after another
+ * (SHA-NI or portable). Same results either way.
+ */
+enum { TW_SHA256_MB_SEGS = 4 };
+
+struct tw_sha256_job {
+	uint32_t h[8];
+	const uint8_t *seg[TW_SHA256_MB_SEGS];
+	size_t nblk[TW_SHA256_MB_SEGS];
+};
+
+void tw_sha256_mb(struct tw_sha256_job *jobs, size_t n);
+
 #endif

@@ -14,6 +14,7 @@
 #include "twag/bytes.h"
 #include "twag/cpu.h"
 #include "twag/md5.h"
+#include "mb_lanes.h"
 #include "md5_tab.h"
 
 #if defined(__x86_64__)
@@ -22,8 +23,7 @@
 #define M_ATTR "avx2,avx512f,avx512vl,avx512bw"
 #define M_TARGET __attribute__((target(M_ATTR)))
 
-/* The block every idle lane reads (its result is thrown away). */
-static const uint8_t idle_block[64];
+_Static_assert((int)TW_MD5_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
 
 /*
  * One step, a = b + ((a + fn(b, c, d) + X[k] + T[i]) <<< s), with fn as a
@@ -51,7 +51,7 @@ static const uint8_t idle_block[64];
 
 /* One block of each of the 16 lanes: lane j's chaining value is column j
  * of st, its block p[j]. */
-M_TARGET static void mb16_block(uint32_t st[4][16], const uint8_t *const p[16])
+M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const p[TW_MB_LANES])
 {
 	__m512i a = _mm512_loadu_si512(st[0]), b = _mm512_loadu_si512(st[1]);
 	__m512i c = _mm512_loadu_si512(st[2]), d = _mm512_loadu_si512(st[3]);
@@ -98,82 +98,11 @@ M_TARGET static void mb16_block(uint32_t st[4][16], const uint8_t *const p[16])
 	tw_wipe(x, sizeof(x));
 }
 
-struct lane {
-	struct tw_md5_job *job; /* NULL: idle */
-	unsigned seg;
-	size_t left;            /* blocks left in seg */
-	const uint8_t *p;       /* the next block */
-};
-
-/* Moves l to its job's next non-empty segment; false at the job's end. */
-static bool lane_seg(struct lane *l)
+static struct tw_mb_view md5_view(void *jobs, size_t i)
 {
-	while (l->seg < TW_MD5_MB_SEGS) {
-		if (l->job->nblk[l->seg] > 0) {
-			l->p = l->job->seg[l->seg];
-			l->left = l->job->nblk[l->seg];
-			return true;
-		}
-		l->seg++;
-	}
-	return false;
-}
+	struct tw_md5_job *j = (struct tw_md5_job *)jobs + i;
 
-/* Lane j takes the next job with blocks to do (*next advances); jobs
- * without any are done as they are. */
-static void lane_take(struct lane *l, uint32_t st[4][16], unsigned j, struct tw_md5_job *jobs,
-		      size_t n, size_t *next)
-{
-	l->job = NULL;
-	while (*next < n) {
-		struct tw_md5_job *jb = &jobs[(*next)++];
-
-		l->job = jb;
-		l->seg = 0;
-		if (lane_seg(l)) {
-			for (int w = 0; w < 4; w++)
-				st[w][j] = jb->h[w];
-			return;
-		}
-		l->job = NULL;
-	}
-}
-
-static void mb_avx512(struct tw_md5_job *jobs, size_t n)
-{
-	uint32_t st[4][16];
-	const uint8_t *p[16];
-	struct lane lanes[16];
-	size_t next = 0;
-	unsigned active = 0;
-
-	memset(st, 0, sizeof(st));
-	for (unsigned j = 0; j < 16; j++) {
-		lane_take(&lanes[j], st, j, jobs, n, &next);
-		active += lanes[j].job != NULL;
-	}
-	while (active > 0) {
-		for (unsigned j = 0; j < 16; j++)
-			p[j] = lanes[j].job != NULL ? lanes[j].p : idle_block;
-		mb16_block(st, p);
-		for (unsigned j = 0; j < 16; j++) {
-			struct lane *l = &lanes[j];
-
-			if (l->job == NULL)
-				continue;
-			l->p += 64;
-			if (--l->left > 0)
-				continue;
-			l->seg++;
-			if (lane_seg(l))
-				continue;
-			for (int w = 0; w < 4; w++)
-				l->job->h[w] = st[w][j];
-			lane_take(l, st, j, jobs, n, &next);
-			active -= l->job == NULL;
-		}
-	}
-	tw_wipe(st, sizeof(st)); /* keyed HMAC states pass through here */
+	return (struct tw_mb_view){ j->h, j->seg, j->nblk };
 }
 #endif
 
@@ -183,7 +112,7 @@ void tw_md5_mb(struct tw_md5_job *jobs, size_t n)
 		return;
 #if defined(__x86_64__)
 	if (n >= 3 && tw_cpu_has(TW_CPU_AVX512)) { /* below 3, one at a time is faster */
-		mb_avx512(jobs, n);
+		tw_mb_run(jobs, n, md5_view, 4, mb16_block);
 		return;
 	}
 #endif

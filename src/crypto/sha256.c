@@ -20,7 +20,7 @@ const uint32_t tw_sha256_iv[8] = {
 };
 
 /* FIPS 180-4 §4.2.2: the 64 constants K0..K63. */
-static const uint32_t K[64] = {
+const uint32_t tw_sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
 	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
 	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
@@ -69,7 +69,7 @@ static void blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
 				w[t & 15] = wt;
 			}
 			/* §6.2.2 step 3 */
-			uint32_t t1 = hh + BSIG1(e) + CH(e, f, g) + K[t] + wt;
+			uint32_t t1 = hh + BSIG1(e) + CH(e, f, g) + tw_sha256_k[t] + wt;
 			uint32_t t2 = BSIG0(a) + MAJ(a, b, c);
 
 			hh = g;
@@ -103,7 +103,7 @@ static void blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
 #define RNDS4(g)                                                              \
 	do {                                                                  \
 		__m128i m_ = _mm_add_epi32(w[(g) & 3],                        \
-					   _mm_loadu_si128((const __m128i *)&K[4 * (g)])); \
+					   _mm_loadu_si128((const __m128i *)&tw_sha256_k[4 * (g)])); \
 		st1 = _mm_sha256rnds2_epu32(st1, st0, m_);                    \
 		m_ = _mm_shuffle_epi32(m_, 0x0e);                             \
 		st0 = _mm_sha256rnds2_epu32(st0, st1, m_);                    \

@@ -21,6 +21,9 @@
 void tw_sha1_blocks(uint32_t h[5], const uint8_t *blocks, size_t nblocks);
 void tw_sha256_blocks(uint32_t h[8], const uint8_t *blocks, size_t nblocks);
 
+/* FIPS 180-4 §4.2.2: the 64 SHA-256 constants K. */
+extern const uint32_t tw_sha256_k[64];
+
 /*
  * The end of an HMAC-SHA-256 (RFC 2104 §2 steps (4)-(7)): continues the
  * inner hash from h_in over nblocks already padded blocks, then the one

@@ -296,3 +296,23 @@ int main(int argc, char **argv)
 	       tw_cpu_level_name(), n_pass, n_fail);
 	return n_fail == 0 && n_pass > 0 ? 0 : 1;
 }
+
+void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *seg[4],
+		       size_t nblk[4])
+{
+	size_t padded = (len + 9 + 63) / 64 * 64, blocks = padded / 64, at = 0;
+	uint64_t bits = (uint64_t)len * 8;
+
+	tw_test_random(msg, len);
+	msg[len] = 0x80;
+	memset(msg + len + 1, 0, padded - len - 1);
+	for (int k = 0; k < 8; k++)
+		msg[padded - 8 + k] = (uint8_t)(bits >> (8 * (big_endian ? 7 - k : k)));
+	for (int g = 0; g < 4; g++) {
+		size_t take = g == 3 ? blocks - at : tw_test_random_u32() % (blocks - at + 1);
+
+		seg[g] = msg + 64 * at;
+		nblk[g] = take;
+		at += take;
+	}
+}

@@ -76,6 +76,14 @@ void tw_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void tw_test_random(void *buf, size_t len);
 uint32_t tw_test_random_u32(void);
 
+/* For the multi-buffer hash tests: len random octets in msg, then the
+ * MD5 / SHA-256 padding (RFC 1321 §3.1-3.2, FIPS 180-4 §5.1.1: 0x80,
+ * zeros, the bit length little- or big-endian); the padded length in
+ * blocks is split into 4 segments at random block boundaries (some
+ * empty): seg[i] / nblk[i]. msg holds len + 72 octets at least. */
+void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *seg[4],
+		       size_t nblk[4]);
+
 /* Hex helper for tests: decodes a string literal, aborting on bad input. */
 size_t tw_test_hex(uint8_t *out, size_t max, const char *hex);
 

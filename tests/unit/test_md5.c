@@ -123,28 +123,9 @@ static void multi_buffer(void)
 		size_t n = 1 + tw_test_random_u32() % MAXN;
 
 		for (size_t i = 0; i < n; i++) {
-			size_t l = tw_test_random_u32() % MAXLEN, padded, blocks, at = 0;
-			uint64_t bits;
-
-			len[i] = l;
-			tw_test_random(msg[i], l);
-			padded = (l + 9 + 63) / 64 * 64;
-			msg[i][l] = 0x80;
-			memset(msg[i] + l + 1, 0, padded - l - 1);
-			bits = (uint64_t)l * 8;
-			for (int k = 0; k < 8; k++)
-				msg[i][padded - 8 + k] = (uint8_t)(bits >> (8 * k));
-			blocks = padded / 64;
+			len[i] = tw_test_random_u32() % MAXLEN;
+			tw_test_md_padded(msg[i], len[i], 0, jobs[i].seg, jobs[i].nblk);
 			memcpy(jobs[i].h, iv, sizeof(iv));
-			for (int g = 0; g < TW_MD5_MB_SEGS; g++) {
-				size_t take = g == TW_MD5_MB_SEGS - 1
-						      ? blocks - at
-						      : tw_test_random_u32() % (blocks - at + 1);
-
-				jobs[i].seg[g] = msg[i] + 64 * at;
-				jobs[i].nblk[g] = take;
-				at += take;
-			}
 		}
 		/* a job with nothing to do, in the middle */
 		memcpy(jobs[n].h, iv, sizeof(iv));
