@@ -887,12 +887,32 @@ static void job_out(const struct tw_md5_job *j, uint8_t out[16])
 		tw_store_le32(out + 4 * w, j->h[w]);
 }
 
+/*
+ * HMAC-MD5 (RFC 2104 §2) of n messages at once: mj[k] is set up as the
+ * inner hash of message k from key[k]'s precomputed inner state (job_msg
+ * or job_prefixed); runs it, then the outer hash from key[k]'s outer
+ * state; mac[k] = the MAC. mj and tail are reused.
+ */
+static void hmac_md5_mb(struct tw_md5_job *mj, size_t n, const struct tw_radius_secret *const *key,
+			uint8_t (*tail)[FIN_TAIL], uint8_t (*mac)[16])
+{
+	tw_md5_mb(mj, n);
+	for (size_t k = 0; k < n; k++) {
+		job_out(&mj[k], mac[k]);
+		job_msg(&mj[k], key[k]->hmac.ostate, mac[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail[k]);
+	}
+	tw_md5_mb(mj, n);
+	for (size_t k = 0; k < n; k++)
+		job_out(&mj[k], mac[k]);
+}
+
 static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n, bool response)
 {
 	struct tw_md5_job mj[FIN_CHUNK];
 	struct tw_md5_ctx iv;
 	uint8_t tail[FIN_CHUNK][FIN_TAIL], dig[FIN_CHUNK][16];
 	size_t ok[FIN_CHUNK], with_ma[FIN_CHUNK], nok = 0, nma = 0;
+	const struct tw_radius_secret *key[FIN_CHUNK] = { 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		struct tw_radius_finish_job *f = &jobs[i];
@@ -910,21 +930,15 @@ static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n, bool respo
 	for (size_t k = 0; k < nma; k++) {
 		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
 
+		key[k] = f->s;
 		job_msg(&mj[k], f->s->hmac.istate, f->b->buf, f->b->len, TW_MD5_BLOCK_LEN, NULL, 0,
 			tail[k]);
 	}
-	tw_md5_mb(mj, nma);
+	hmac_md5_mb(mj, nma, key, tail, dig);
 	for (size_t k = 0; k < nma; k++) {
 		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
 
-		job_out(&mj[k], dig[k]);
-		job_msg(&mj[k], f->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail[k]);
-	}
-	tw_md5_mb(mj, nma);
-	for (size_t k = 0; k < nma; k++) {
-		const struct tw_radius_finish_job *f = &jobs[with_ma[k]];
-
-		job_out(&mj[k], f->b->buf + f->b->msg_auth_off);
+		memcpy(f->b->buf + f->b->msg_auth_off, dig[k], TW_RADIUS_MSG_AUTH_LEN);
 	}
 	/* a request is done: its header holds its own authenticator */
 	for (size_t k = 0; !response && k < nok; k++) {
@@ -1026,6 +1040,7 @@ static void verify_chunk(struct tw_radius_verify_job *jobs, size_t n)
 	uint8_t mid[FIN_CHUNK][2 * TW_MD5_BLOCK_LEN], tail[FIN_CHUNK][FIN_TAIL],
 		dig[FIN_CHUNK][16];
 	size_t with_ma[FIN_CHUNK], nma = 0;
+	const struct tw_radius_secret *key[FIN_CHUNK] = { 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		struct tw_radius_verify_job *v = &jobs[i];
@@ -1048,21 +1063,14 @@ static void verify_chunk(struct tw_radius_verify_job *jobs, size_t n)
 		v->rc = TW_ERR_AUTH;
 		job_ma_request(&mj[nma], v->s, p->buf, p->len, p->attrs[p->msg_auth].off,
 			       mid[nma], tail[nma]);
+		key[nma] = v->s;
 		with_ma[nma++] = i;
 	}
-	tw_md5_mb(mj, nma);
-	for (size_t k = 0; k < nma; k++) {
-		const struct tw_radius_verify_job *v = &jobs[with_ma[k]];
-
-		job_out(&mj[k], dig[k]);
-		job_msg(&mj[k], v->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail[k]);
-	}
-	tw_md5_mb(mj, nma);
+	hmac_md5_mb(mj, nma, key, tail, dig);
 	for (size_t k = 0; k < nma; k++) {
 		struct tw_radius_verify_job *v = &jobs[with_ma[k]];
 		const struct tw_radius_pkt *p = v->p;
 
-		job_out(&mj[k], dig[k]);
 		if (tw_ct_eq(dig[k], p->buf + p->attrs[p->msg_auth].off, TW_RADIUS_MSG_AUTH_LEN))
 			v->rc = TW_OK;
 	}
@@ -1134,6 +1142,7 @@ static void verify_resp_chunk(struct tw_radius_verify_resp_job *jobs, size_t n)
 	uint8_t tail_ra[FIN_CHUNK][FIN_TAIL], tail_ma[FIN_CHUNK][FIN_TAIL], dig[FIN_CHUNK][16];
 	size_t idx[FIN_CHUNK], with_ma[FIN_CHUNK], nra = 0, nma = 0;
 	bool ok[FIN_CHUNK];
+	const struct tw_radius_secret *key[FIN_CHUNK] = { 0 };
 	struct tw_md5_ctx iv;
 
 	tw_md5_init(&iv);
@@ -1169,23 +1178,16 @@ static void verify_resp_chunk(struct tw_radius_verify_resp_job *jobs, size_t n)
 					  ma_off + TW_RADIUS_MSG_AUTH_LEN);
 			job_prefixed(&ma[nma], v->s->hmac.istate, pre_ma[nma], pl, p->buf, p->len,
 				     TW_MD5_BLOCK_LEN, NULL, 0, tail_ma[nma]);
+			key[nma] = v->s;
 			with_ma[nma++] = nra;
 		}
 		nra++;
 	}
 	tw_md5_mb(ra, nra);
-	tw_md5_mb(ma, nma);
-	for (size_t k = 0; k < nma; k++) {
-		const struct tw_radius_verify_resp_job *v = &jobs[idx[with_ma[k]]];
-
-		job_out(&ma[k], dig[k]);
-		job_msg(&ma[k], v->s->hmac.ostate, dig[k], 16, TW_MD5_BLOCK_LEN, NULL, 0, tail_ma[k]);
-	}
-	tw_md5_mb(ma, nma);
+	hmac_md5_mb(ma, nma, key, tail_ma, dig);
 	for (size_t k = 0; k < nma; k++) {
 		const struct tw_radius_pkt *p = jobs[idx[with_ma[k]]].p;
 
-		job_out(&ma[k], dig[k]);
 		ok[with_ma[k]] &= tw_ct_eq(dig[k], p->buf + p->attrs[p->msg_auth].off,
 					   TW_RADIUS_MSG_AUTH_LEN);
 	}
