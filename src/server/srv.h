@@ -67,13 +67,18 @@ struct tw_srv_worker {
 	 * The Message-Authenticators of a receive batch checked at once
 	 * before the requests are handled (tw_radius_verify_requests_ctx):
 	 * vpkt/vjob per datagram; pre_rc is the verdict of the one being
-	 * handled when pre_set (else tw_srv_handle checks it itself).
+	 * handled when pre_set.
 	 */
 	struct tw_radius_pkt vpkt[TW_SRV_BATCH];
 	struct tw_radius_verify_job vjob[TW_SRV_BATCH];
+	const struct tw_srv_client *vclient[TW_SRV_BATCH];
 	int vidx[TW_SRV_BATCH];       /* datagram -> vjob, -1: none */
-	bool pre_set;                 /* pre_rc holds a verdict (else: check) */
+	/* the datagram being handled was found, decoded and checked by the
+	 * batch (pre_rc, its client, its packet): else tw_srv_handle does it */
+	bool pre_set;
 	int pre_rc;
+	const struct tw_srv_client *pre_client;
+	const struct tw_radius_pkt *pre_pkt;
 	/* scratch of one request */
 	struct tw_radius_pkt pkt;
 	uint8_t eap_in[TW_RADIUS_EAP_MAX];

@@ -710,56 +710,62 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	size_t n;
 
 	bool have_pre = w->pre_set;
-	int pre = w->pre_rc;
 
 	w->pre_set = false; /* one verdict, one request */
 	memset(&r, 0, sizeof(r));
 	w->cur_pend = -1;
 	r.w = w;
 	r.srv = w->srv;
-	r.p = &w->pkt;
 	r.reply = reply;
 	r.now = now_ms;
 	if (tw_srv_addr_from_sockaddr(&r.addr, &port, from) != TW_OK)
 		return 0;
-	/* RFC 2865 §3: only configured clients */
-	r.client = tw_srv_clients_find(w->clients, &r.addr);
-	if (r.client == NULL) {
-		count(&r, TW_C_UNKNOWN_CLIENTS);
-		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=unknown-client client=%s", ip_of(&r));
-		return 0;
+	if (have_pre) {
+		/* found, decoded and checked with the batch (verify_batch) */
+		r.client = w->pre_client;
+		r.p = w->pre_pkt;
+	} else {
+		/* RFC 2865 §3: only configured clients */
+		r.client = tw_srv_clients_find(w->clients, &r.addr);
+		if (r.client == NULL) {
+			count(&r, TW_C_UNKNOWN_CLIENTS);
+			LOGR(&r, TW_LOG_DEBUG, "drop", "reason=unknown-client client=%s",
+			     ip_of(&r));
+			return 0;
+		}
+		if (tw_radius_decode(&w->pkt, in, len) != TW_OK) {
+			count(&r, TW_C_MALFORMED);
+			LOGR(&r, TW_LOG_DEBUG, "drop", "reason=malformed client=%s", ip_of(&r));
+			return 0;
+		}
+		r.p = &w->pkt;
 	}
-	if (tw_radius_decode(&w->pkt, in, len) != TW_OK) {
-		count(&r, TW_C_MALFORMED);
-		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=malformed client=%s", ip_of(&r));
-		return 0;
-	}
-	if (w->pkt.code != TW_RADIUS_ACCESS_REQUEST && w->pkt.code != TW_RADIUS_STATUS_SERVER) {
+	if (r.p->code != TW_RADIUS_ACCESS_REQUEST && r.p->code != TW_RADIUS_STATUS_SERVER) {
 		count(&r, TW_C_UNKNOWN_TYPES);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=unknown-code code=%u client=%s",
-			w->pkt.code, ip_of(&r));
+			r.p->code, ip_of(&r));
 		return 0;
 	}
-	if (w->pkt.code == TW_RADIUS_ACCESS_REQUEST)
+	if (r.p->code == TW_RADIUS_ACCESS_REQUEST)
 		count(&r, TW_C_REQUESTS);
 	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
 	 * anything else: a request without a valid one leaves no trace */
-	if ((have_pre ? pre : tw_radius_verify_request_ctx(&w->pkt, &r.client->key)) != TW_OK) {
+	if ((have_pre ? w->pre_rc : tw_radius_verify_request_ctx(r.p, &r.client->key)) != TW_OK) {
 		count(&r, TW_C_BAD_AUTH);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
 			ip_of(&r));
 		return 0;
 	}
-	if (w->pkt.code == TW_RADIUS_STATUS_SERVER)
+	if (r.p->code == TW_RADIUS_STATUS_SERVER)
 		return status_server(&r);
 	/* a request without EAP gets a fixed Access-Reject (byte-identical
 	 * for a retransmission anyway): it may carry no Message-Authenticator,
 	 * so it must not reach the duplicate cache and push authenticated
 	 * requests out of it */
-	if (w->pkt.n_eap == 0)
+	if (r.p->n_eap == 0)
 		return access_request(&r);
 
-	switch (tw_srv_dup_lookup(&w->dup, &r.addr, port, w->pkt.id, w->pkt.authenticator,
+	switch (tw_srv_dup_lookup(&w->dup, &r.addr, port, r.p->id, r.p->authenticator,
 				  now_ms, &e)) {
 	case TW_SRV_DUP_REPLAY:
 		count(&r, TW_C_DUPLICATES);
@@ -788,8 +794,8 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
  * (RFC 3579 §3.2, RFC 5997 §3: the same rules as
  * tw_radius_verify_request_ctx, the HMAC-MD5 work in parallel lanes).
  * Only datagrams from a known client that decode get a verdict;
- * tw_srv_handle finds, decodes and counts everything again as for one
- * request, and takes the verdict instead of checking.
+ * tw_srv_handle takes it with their client and packet (and finds and
+ * decodes the others itself, to drop and count them).
  */
 static void verify_batch(struct tw_srv_worker *w, int n)
 {
@@ -809,6 +815,7 @@ static void verify_batch(struct tw_srv_worker *w, int n)
 			continue;
 		w->vjob[nv].p = &w->vpkt[nv];
 		w->vjob[nv].s = &c->key;
+		w->vclient[nv] = c;
 		w->vidx[i] = nv++;
 	}
 	tw_radius_verify_requests_ctx(w->vjob, (size_t)nv);
@@ -964,8 +971,11 @@ void *tw_srv_worker_run(void *arg)
 			size_t len;
 
 			w->pre_set = w->defer_sign && w->vidx[i] >= 0;
-			if (w->pre_set)
+			if (w->pre_set) {
 				w->pre_rc = w->vjob[w->vidx[i]].rc;
+				w->pre_client = w->vclient[w->vidx[i]];
+				w->pre_pkt = &w->vpkt[w->vidx[i]];
+			}
 			if (h->msg_flags & MSG_TRUNC) {
 				w->pre_set = false;
 				/* longer than RFC 2865's 4096 octets */

@@ -442,7 +442,8 @@ static int peer_input(struct wstate *ws, struct slot *s, const uint8_t *eap, siz
 }
 
 /* Access-Accept: EAP-Success to the peer, then MPPE keys == MSK. */
-static int on_accept(struct wstate *ws, struct slot *s, size_t eap_len)
+static int on_accept(struct wstate *ws, struct slot *s, const struct tw_radius_pkt *p,
+		     size_t eap_len)
 {
 	struct load_cfg *cfg = ws->cfg;
 	struct tw_eap_keys k;
@@ -462,7 +463,7 @@ static int on_accept(struct wstate *ws, struct slot *s, size_t eap_len)
 		goto out;
 	}
 	cause = CAUSE_MPPE;
-	if (tw_radius_get_mppe_keys_ctx(&ws->pkt, &cfg->key, s->req_auth, msk) != TW_OK ||
+	if (tw_radius_get_mppe_keys_ctx(p, &cfg->key, s->req_auth, msk) != TW_OK ||
 	    !tw_ct_eq(msk, k.msk, sizeof(msk)))
 		goto out;
 	cause = -1;
@@ -472,12 +473,14 @@ out:
 	return cause;
 }
 
+/* pre: the reply as decoded and checked with its batch (drain_sock), or
+ * NULL: decoded and checked here. */
 static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_t len,
-		     uint64_t now, const int *pre_rc)
+		     uint64_t now, const struct tw_radius_verify_resp_job *pre)
 {
 	struct load_cfg *cfg = ws->cfg;
 	struct load_counters *c = &ws->w->c;
-	struct tw_radius_pkt *p = &ws->pkt;
+	const struct tw_radius_pkt *p = pre != NULL ? pre->p : &ws->pkt;
 	const struct tw_radius_attr *a;
 	size_t eap_len = 0, out_len;
 	unsigned idx;
@@ -485,7 +488,7 @@ static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_
 	int rc, eap_rc;
 
 	c->received++;
-	if (tw_radius_decode(p, buf, len) != TW_OK) {
+	if (pre == NULL && tw_radius_decode(&ws->pkt, buf, len) != TW_OK) {
 		c->malformed++;
 		return;
 	}
@@ -500,8 +503,8 @@ static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_
 		return;
 	}
 	/* RFC 2865 §3 Response Authenticator, RFC 3579 §3.2 MA required */
-	if ((pre_rc != NULL ? *pre_rc : tw_radius_verify_response_ctx(p, s->req_auth, &cfg->key,
-								      true)) != TW_OK) {
+	if ((pre != NULL ? pre->rc : tw_radius_verify_response_ctx(p, s->req_auth, &cfg->key,
+								    true)) != TW_OK) {
 		finish(ws, s, CAUSE_BAD_AUTH, now);
 		return;
 	}
@@ -532,7 +535,7 @@ static void on_reply(struct wstate *ws, unsigned sock, const uint8_t *buf, size_
 			finish(ws, s, CAUSE_OTHER, now);
 			return;
 		}
-		rc = on_accept(ws, s, eap_len);
+		rc = on_accept(ws, s, p, eap_len);
 		/* an attach that needed a resynchronisation counts as failed:
 		 * the USIM saw a stale SQN */
 		finish(ws, s, rc < 0 ? fail_cause(s, -1) : rc, now);
@@ -586,8 +589,7 @@ static unsigned drain_sock(struct wstate *ws, unsigned i)
 		int nv = 0;
 
 		/* the replies that answer an outstanding request, checked at
-		 * once (on_reply decodes and matches again, and takes the
-		 * verdict) */
+		 * once (on_reply matches again, and takes packet and verdict) */
 		for (int j = 0; j < r; j++) {
 			struct tw_radius_pkt *p = &ws->vpkt[nv];
 			unsigned idx;
@@ -607,7 +609,7 @@ static unsigned drain_sock(struct wstate *ws, unsigned i)
 		tw_radius_verify_responses_ctx(ws->vjob, (size_t)nv);
 		for (int j = 0; j < r; j++)
 			on_reply(ws, i, ws->rbuf[j], ws->rmsg[j].msg_len, now,
-				 ws->vidx[j] >= 0 ? &ws->vjob[ws->vidx[j]].rc : NULL);
+				 ws->vidx[j] >= 0 ? &ws->vjob[ws->vidx[j]] : NULL);
 		total += (unsigned)r;
 		if (r < LOAD_BATCH)
 			return total;
