@@ -252,6 +252,18 @@ static int64_t raw_int(const char *sql, const char *imsi)
 	return v;
 }
 
+/* SQL run on the file by another connection (what an older version or
+ * someone with write access left there); true when it ran. */
+static bool raw_exec(const char *sql)
+{
+	sqlite3 *h = NULL;
+	bool ok = sqlite3_open(db, &h) == SQLITE_OK &&
+		  sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+
+	sqlite3_close(h);
+	return ok;
+}
+
 /* The KEK: file (0600 only), TWAG_KEK, <db>.kek created 0600. */
 static void test_kek(void)
 {
@@ -2289,7 +2301,6 @@ static void test_schema_migration(void)
 	struct tw_store_sub_info info;
 	static const uint8_t amf[2] = { 0x80, 0x00 };
 	struct tw_store *st;
-	sqlite3 *h = NULL;
 	char imsi[16], err[200];
 	int rc;
 
@@ -2303,14 +2314,11 @@ static void test_schema_migration(void)
 		CHECK_OK(tw_store_sub_put(st, &s, false));
 		tw_store_close(st);
 		/* what a version 2 (or 1: reauth without imsi) file looked like */
-		CHECK(sqlite3_open(db, &h) == SQLITE_OK);
-		CHECK(sqlite3_exec(h, v2_sql, NULL, NULL, NULL) == SQLITE_OK);
+		CHECK(raw_exec(v2_sql));
 		if (version == 1)
-			CHECK(sqlite3_exec(h, "DROP INDEX reauth_imsi;"
-					   " ALTER TABLE reauth DROP COLUMN imsi;"
-					   "UPDATE meta SET value = 1 WHERE name = 'schema_version'",
-					   NULL, NULL, NULL) == SQLITE_OK);
-		sqlite3_close(h);
+			CHECK(raw_exec("DROP INDEX reauth_imsi;"
+				       " ALTER TABLE reauth DROP COLUMN imsi;"
+				       "UPDATE meta SET value = 1 WHERE name = 'schema_version'"));
 
 		o.read_only = true;
 		st = NULL;
@@ -2553,19 +2561,12 @@ static void test_minted_ids(void)
 	tw_store_close(st);
 
 	/* a sealed state changed on disk, then moved to another id */
-	{
-		sqlite3 *h = NULL;
-
-		CHECK(sqlite3_open(db, &h) == SQLITE_OK);
-		CHECK(sqlite3_exec(h, "UPDATE ident SET r0_state ="
-				   " substr(r0_state, 1, 40) || x'00' || substr(r0_state, 42)"
-				   " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) <> x'00';"
-				   "UPDATE ident SET r0_state ="
-				   " substr(r0_state, 1, 40) || x'01' || substr(r0_state, 42)"
-				   " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) = x'00'",
-				   NULL, NULL, NULL) == SQLITE_OK);
-		sqlite3_close(h);
-	}
+	CHECK(raw_exec("UPDATE ident SET r0_state ="
+		       " substr(r0_state, 1, 40) || x'00' || substr(r0_state, 42)"
+		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) <> x'00';"
+		       "UPDATE ident SET r0_state ="
+		       " substr(r0_state, 1, 40) || x'01' || substr(r0_state, 42)"
+		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) = x'00'"));
 	st = open_with(&o);
 	if (st == NULL)
 		return;
@@ -2578,16 +2579,9 @@ static void test_minted_ids(void)
 		mint_into(ops, "4@wlan.example", imsi, 15, r2, sizeof(r2));
 		CHECK_OK(ops->reauth_store(ops->arg, ID(r2), &r1));
 		tw_store_close(st);
-		/* r2's sealed state into r's slot (r0 <- r1 of the row) */
-		{
-			sqlite3 *h = NULL;
-
-			CHECK(sqlite3_open(db, &h) == SQLITE_OK);
-			CHECK(sqlite3_exec(h, "UPDATE ident SET r1_state = r0_state"
-					   " WHERE r0 IS NOT NULL AND r1 IS NOT NULL",
-					   NULL, NULL, NULL) == SQLITE_OK);
-			sqlite3_close(h);
-		}
+		/* r2's sealed state (slot 0) into r's slot (slot 1) */
+		CHECK(raw_exec("UPDATE ident SET r1_state = r0_state"
+			       " WHERE r0 IS NOT NULL AND r1 IS NOT NULL"));
 		st = open_with(&o);
 		if (st == NULL)
 			return;
