@@ -106,6 +106,27 @@ TW_MUST_CHECK int tw_aka_server_vector(struct tw_aka_server_ctx *s,
 				       uint8_t *out, size_t max,
 				       size_t *out_len);
 
+/* One session of tw_aka_server_vector_many(). */
+struct tw_aka_server_vec_job {
+	struct tw_aka_server_ctx *s;
+	const struct tw_eap_aka_vec *v;
+	uint8_t *out;
+	size_t max;
+	size_t out_len; /* out */
+	int rc;         /* out: what tw_aka_server_vector() returns */
+};
+
+/*
+ * tw_aka_server_vector() for n sessions at once, with the same packets,
+ * keys and states as n single calls. EAP-AKA' sessions of one network
+ * name go sixteen at a time through lockstep lanes: CK'/IK', PRF' and the
+ * challenges' AT_MACs run every HMAC of the chain for all of them at once
+ * (AVX-512; without it one after another). A session named twice is
+ * answered by the single call for the second (TW_ERR_STATE).
+ */
+enum { TW_SHA256_LANES = 16 };
+void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n);
+
 /* The keys after TW_EAP_ACCEPT. Returns TW_ERR_STATE before. */
 TW_MUST_CHECK int tw_aka_server_keys(const struct tw_aka_server_ctx *s,
 				     struct tw_eap_keys *k);

@@ -174,6 +174,28 @@ TW_MUST_CHECK int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
 					const uint8_t *identity,
 					size_t identity_len);
 
+/* One attach's keys for tw_eap_aka_prime_derive_many(). */
+struct tw_eap_aka_prime_job {
+	const uint8_t *ck, *ik;        /* the vector's, 16 octets each */
+	const uint8_t *sqn_xor_ak;     /* AUTN[0..5] */
+	const uint8_t *identity;       /* as for tw_eap_aka_prime_derive() */
+	size_t identity_len;
+	struct tw_eap_aka_prime_keys keys;  /* out */
+	struct tw_hmac_sha256_ctx k_aut;    /* out: keyed with keys.k_aut */
+	int rc;                             /* out: TW_OK or as the scalar calls */
+};
+
+/*
+ * The whole key hierarchy of n EAP-AKA' full authentications on one
+ * access network: per job, CK'/IK' (tw_kdf_ck_ik_prime), the keys
+ * (tw_eap_aka_prime_derive) and the AT_MAC key state
+ * (tw_hmac_sha256_init of K_aut); same results as those calls. With
+ * AVX-512, sixteen jobs run each HMAC of the chain at once (sha_internal.h
+ * lockstep lanes); a failed job has its outputs zeroed.
+ */
+void tw_eap_aka_prime_derive_many(struct tw_eap_aka_prime_job *jobs, size_t n,
+				  const uint8_t *net_name, size_t net_name_len);
+
 /* RFC 9048 §3.3 fast re-authentication: MK = PRF'(K_re, "EAP-AKA' re-auth" |
  * Identity | counter | NONCE_S); MSK = MK[0..511], EMSK = MK[512..1023]. The
  * counter is the 16-bit AT_COUNTER value (network byte order in S). */

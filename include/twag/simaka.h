@@ -235,6 +235,11 @@ TW_MUST_CHECK int tw_simaka_mac_init(struct tw_simaka_mac_ctx *ctx,
 				     uint8_t method, const uint8_t *k_aut,
 				     size_t k_aut_len);
 void tw_simaka_mac_wipe(struct tw_simaka_mac_ctx *ctx);
+/* An EAP-AKA' MAC context from a keyed HMAC-SHA-256 state of K_aut (as
+ * tw_eap_aka_prime_derive_many() returns it): the same context as
+ * tw_simaka_mac_init(ctx, TW_EAP_TYPE_AKA_PRIME, k_aut, 32). */
+void tw_simaka_mac_init_keyed(struct tw_simaka_mac_ctx *ctx,
+			      const struct tw_hmac_sha256_ctx *k_aut);
 
 /*
  * MAC = first 16 octets of HMAC(K_aut, packet with the 16 MAC octets at
@@ -256,6 +261,17 @@ TW_MUST_CHECK int tw_simaka_mac_compute(struct tw_simaka_mac_ctx *ctx,
  * AT_MAC is absent or does not match, TW_ERR_INVAL when the context's method
  * is not the message's.
  */
+/*
+ * Fills the AT_MAC of n finished messages, each with its MAC value zero at
+ * mac_val_off[i] and no extra data (EAP-AKA/AKA' challenges): as
+ * tw_simaka_mac_compute(ctx[i], pkt[i] + mac_val_off[i], pkt[i], len[i],
+ * mac_val_off[i], NULL, 0) for each, with the EAP-AKA' ones sixteen at a
+ * time in lockstep lanes (sha_internal.h). rc[i] gets each result.
+ */
+void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
+			     const size_t *len, const size_t *mac_val_off, int *rc,
+			     size_t n);
+
 TW_MUST_CHECK int tw_simaka_mac_verify(struct tw_simaka_mac_ctx *ctx,
 				       const struct tw_simaka_msg *m,
 				       const uint8_t *extra, size_t extra_len);
@@ -362,5 +378,10 @@ TW_MUST_CHECK int tw_simaka_finish_mac(struct tw_simaka_builder *b,
 				       struct tw_simaka_mac_ctx *mac,
 				       const uint8_t *extra, size_t extra_len,
 				       size_t *len);
+/* As _finish() with an AT_MAC reserved and left zero, its value's offset
+ * in *mac_val_off: for tw_simaka_mac_fill_many() (a batch of messages
+ * MACed together). TW_ERR_STATE if no AT_MAC was reserved. */
+TW_MUST_CHECK int tw_simaka_finish_mac_later(struct tw_simaka_builder *b, size_t *len,
+					     size_t *mac_val_off);
 
 #endif

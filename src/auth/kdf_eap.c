@@ -5,6 +5,7 @@
  * notice 1 PRF of RFC 4186 Appendix B.
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "../crypto/sha_internal.h"
@@ -83,23 +84,34 @@ int tw_prf_prime(uint8_t *out, size_t out_len, const uint8_t *key,
  */
 enum { PRF_BUF = 5 * 64 }; /* Tn-1 | S | n | padding, Identity <= 270 */
 
-static bool prf_prime_mk(uint8_t mk[7 * 32], const struct tw_hmac_sha256_ctx *k,
-			 const uint8_t *identity, size_t identity_len)
+/* Lays out m1 = S | 0x01 and mn = (Tn-1) | S | n, S = "EAP-AKA'" |
+ * Identity, each padded after the key; false when they do not fit. */
+static bool prf_prime_layout(uint8_t m1[PRF_BUF], uint8_t mn[PRF_BUF], size_t *n1,
+			     size_t *nn, size_t *s_len, const uint8_t *identity,
+			     size_t identity_len)
 {
 	static const uint8_t label[8] = "EAP-AKA'";
-	uint8_t m1[PRF_BUF], mn[PRF_BUF];
-	size_t n1, nn, s_len = sizeof(label) + identity_len;
 
-	if (32 + s_len + 1 + 9 > PRF_BUF)
+	*s_len = sizeof(label) + identity_len;
+	if (32 + *s_len + 1 + 9 > PRF_BUF)
 		return false;
 	memcpy(m1, label, sizeof(label));
 	if (identity_len != 0) /* identity may be NULL when empty */
 		memcpy(m1 + sizeof(label), identity, identity_len);
-	m1[s_len] = 1;
-	n1 = tw_sha256_pad_after_key(m1, s_len + 1, sizeof(m1));
-	memcpy(mn + 32, m1, s_len);
-	nn = tw_sha256_pad_after_key(mn, 32 + s_len + 1, sizeof(mn));
-	if (n1 == 0 || nn == 0)
+	m1[*s_len] = 1;
+	*n1 = tw_sha256_pad_after_key(m1, *s_len + 1, PRF_BUF);
+	memcpy(mn + 32, m1, *s_len);
+	*nn = tw_sha256_pad_after_key(mn, 32 + *s_len + 1, PRF_BUF);
+	return *n1 != 0 && *nn != 0;
+}
+
+static bool prf_prime_mk(uint8_t mk[7 * 32], const struct tw_hmac_sha256_ctx *k,
+			 const uint8_t *identity, size_t identity_len)
+{
+	uint8_t m1[PRF_BUF], mn[PRF_BUF];
+	size_t n1, nn, s_len;
+
+	if (!prf_prime_layout(m1, mn, &n1, &nn, &s_len, identity, identity_len))
 		return false;
 	/* T1 = HMAC(K, S | 0x01); Tn = HMAC(K, Tn-1 | S | n) */
 	tw_hmac_sha256_padded(k, m1, n1, mk);
@@ -110,6 +122,17 @@ static bool prf_prime_mk(uint8_t mk[7 * 32], const struct tw_hmac_sha256_ctx *k,
 	}
 	tw_wipe(mn, 32);
 	return true;
+}
+
+/* K_encr = MK[0..127]; K_aut = MK[128..383]; K_re = MK[384..639];
+ * MSK = MK[640..1151]; EMSK = MK[1152..1663] (RFC 9048 §3.3) */
+static void aka_prime_split(struct tw_eap_aka_prime_keys *keys, const uint8_t mk[208])
+{
+	memcpy(keys->k_encr, mk, 16);
+	memcpy(keys->k_aut, mk + 16, 32);
+	memcpy(keys->k_re, mk + 48, 32);
+	memcpy(keys->msk, mk + 80, 64);
+	memcpy(keys->emsk, mk + 144, 64);
 }
 
 int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
@@ -140,13 +163,7 @@ int tw_eap_aka_prime_derive(struct tw_eap_aka_prime_keys *keys,
 		if (err != TW_OK)
 			goto out;
 	}
-	/* K_encr = MK[0..127]; K_aut = MK[128..383]; K_re = MK[384..639];
-	 * MSK = MK[640..1151]; EMSK = MK[1152..1663] */
-	memcpy(keys->k_encr, mk, 16);
-	memcpy(keys->k_aut, mk + 16, 32);
-	memcpy(keys->k_re, mk + 48, 32);
-	memcpy(keys->msk, mk + 80, 64);
-	memcpy(keys->emsk, mk + 144, 64);
+	aka_prime_split(keys, mk);
 out:
 	if (err != TW_OK)
 		tw_wipe(keys, sizeof(*keys));
@@ -154,6 +171,152 @@ out:
 	tw_wipe(key, sizeof(key));
 	tw_wipe(mk, sizeof(mk));
 	return err;
+}
+
+/* One job the scalar way (the lanes' fallback and reference). */
+static void aka_prime_one(struct tw_eap_aka_prime_job *j, const uint8_t *net_name,
+			  size_t net_name_len)
+{
+	uint8_t ck_p[16], ik_p[16];
+
+	j->rc = TW_ERR_INVAL;
+	if (j->ck != NULL && j->ik != NULL && j->sqn_xor_ak != NULL)
+		j->rc = tw_kdf_ck_ik_prime(ck_p, ik_p, j->ck, j->ik, net_name,
+					   net_name_len, j->sqn_xor_ak);
+	if (j->rc == TW_OK)
+		j->rc = tw_eap_aka_prime_derive(&j->keys, ik_p, ck_p, j->identity,
+						j->identity_len);
+	if (j->rc == TW_OK)
+		tw_hmac_sha256_init(&j->k_aut, j->keys.k_aut, 32);
+	else
+	{
+		tw_wipe(&j->keys, sizeof(j->keys));
+		tw_wipe(&j->k_aut, sizeof(j->k_aut));
+	}
+	tw_wipe(ck_p, sizeof(ck_p));
+	tw_wipe(ik_p, sizeof(ik_p));
+}
+
+/* The lanes' scratch: every message of one group of sixteen jobs. */
+struct aka_prime_lanes {
+	struct tw_hmac_sha256_x16 k;
+	uint8_t key[TW_SHA256_X16][32];
+	uint8_t s[TW_SHA256_X16][64];        /* the CK'/IK' S, padded */
+	uint8_t ck_ik[TW_SHA256_X16][32];    /* CK' | IK' */
+	uint8_t m1[TW_SHA256_X16][PRF_BUF];
+	uint8_t mn[TW_SHA256_X16][PRF_BUF];
+	uint8_t mk[TW_SHA256_X16][7 * 32];
+	size_t n1[TW_SHA256_X16], nn[TW_SHA256_X16], s_len[TW_SHA256_X16];
+};
+
+/*
+ * Up to sixteen jobs whose inputs passed the checks, in lanes 0..n-1: the
+ * same steps as aka_prime_one() with every HMAC of the chain run for all
+ * lanes at once. The S of CK'/IK' fits one block (checked by the caller).
+ */
+static void aka_prime_lanes(struct aka_prime_lanes *l, struct tw_eap_aka_prime_job *const *jobs,
+			    unsigned n, const uint8_t *net_name, size_t net_name_len)
+{
+	const uint8_t *key[TW_SHA256_X16], *msg[TW_SHA256_X16];
+	uint8_t *out[TW_SHA256_X16];
+	size_t one[TW_SHA256_X16];
+	uint16_t live = (uint16_t)((1u << n) - 1);
+
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		key[j] = l->key[j];
+		msg[j] = l->s[j];
+		out[j] = l->ck_ik[j];
+		one[j] = 1;
+	}
+	/* TS 33.402 A.2: CK' | IK' = HMAC-SHA-256(CK | IK, 0x20 | P0 | L0 |
+	 * SQN ^ AK | 0x00 0x06), as tw_kdf_ck_ik_prime() */
+	for (unsigned j = 0; j < n; j++) {
+		uint8_t *b = l->s[j];
+		size_t m = 0;
+
+		memcpy(l->key[j], jobs[j]->ck, 16);
+		memcpy(l->key[j] + 16, jobs[j]->ik, 16);
+		b[m++] = TW_FC_CK_IK_PRIME;
+		memcpy(b + m, net_name, net_name_len);
+		m += net_name_len;
+		tw_store_be16(b + m, (uint16_t)net_name_len);
+		m += 2;
+		memcpy(b + m, jobs[j]->sqn_xor_ak, 6);
+		m += 6;
+		tw_store_be16(b + m, 6);
+		m += 2;
+		(void)tw_sha256_pad_after_key(b, m, 64);
+	}
+	tw_hmac_sha256_x16_init(&l->k, key, 32, live);
+	tw_hmac_sha256_x16_padded(&l->k, msg, one, out, live);
+
+	/* RFC 9048 §3.3: MK = PRF'(IK' | CK', "EAP-AKA'" | Identity) */
+	for (unsigned j = 0; j < n; j++) {
+		memcpy(l->key[j], l->ck_ik[j] + 16, 16);
+		memcpy(l->key[j] + 16, l->ck_ik[j], 16);
+		(void)prf_prime_layout(l->m1[j], l->mn[j], &l->n1[j], &l->nn[j], &l->s_len[j],
+				       jobs[j]->identity, jobs[j]->identity_len);
+	}
+	tw_hmac_sha256_x16_init(&l->k, key, 32, live);
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		msg[j] = l->m1[j];
+		out[j] = l->mk[j];
+	}
+	tw_hmac_sha256_x16_padded(&l->k, msg, l->n1, out, live);
+	for (unsigned t = 2; t <= 7; t++) {
+		for (unsigned j = 0; j < n; j++) {
+			memcpy(l->mn[j], l->mk[j] + 32 * (t - 2), 32);
+			l->mn[j][32 + l->s_len[j]] = (uint8_t)t;
+			msg[j] = l->mn[j];
+			out[j] = l->mk[j] + 32 * (t - 1);
+		}
+		tw_hmac_sha256_x16_padded(&l->k, msg, l->nn, out, live);
+	}
+	for (unsigned j = 0; j < n; j++) {
+		aka_prime_split(&jobs[j]->keys, l->mk[j]);
+		key[j] = jobs[j]->keys.k_aut;
+	}
+	/* the AT_MAC key (RFC 9048 §3.4.1), keyed in the same lanes */
+	tw_hmac_sha256_x16_init(&l->k, key, 32, live);
+	for (unsigned j = 0; j < n; j++) {
+		tw_hmac_sha256_x16_ctx(&l->k, j, &jobs[j]->k_aut);
+		jobs[j]->rc = TW_OK;
+	}
+}
+
+void tw_eap_aka_prime_derive_many(struct tw_eap_aka_prime_job *jobs, size_t n,
+				  const uint8_t *net_name, size_t net_name_len)
+{
+	struct tw_eap_aka_prime_job *lane[TW_SHA256_X16];
+	struct aka_prime_lanes l;
+	unsigned used = 0;
+	/* the lanes take the usual shapes; anything else goes the scalar way
+	 * (which also reports the errors) */
+	bool lanes_ok = n > 1 && net_name != NULL && net_name_len != 0 &&
+			11 + net_name_len + 9 <= 64;
+
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct tw_eap_aka_prime_job *j = &jobs[i];
+
+		if (!lanes_ok || j->ck == NULL || j->ik == NULL || j->sqn_xor_ak == NULL ||
+		    (j->identity == NULL && j->identity_len != 0) ||
+		    32 + 8 + j->identity_len + 1 + 9 > PRF_BUF) {
+			aka_prime_one(j, net_name, net_name_len);
+			continue;
+		}
+		lane[used++] = j;
+		if (used == TW_SHA256_X16) {
+			aka_prime_lanes(&l, lane, used, net_name, net_name_len);
+			used = 0;
+		}
+	}
+	if (used == 1)
+		aka_prime_one(lane[0], net_name, net_name_len);
+	else if (used > 1)
+		aka_prime_lanes(&l, lane, used, net_name, net_name_len);
+	tw_wipe(&l, sizeof(l));
 }
 
 int tw_eap_aka_prime_reauth(uint8_t msk[static 64], uint8_t emsk[static 64],

@@ -13,6 +13,7 @@
 #include "mb_lanes.h"
 #include "sha_internal.h"
 #include "twag/cpu.h"
+#include "twag/hmac.h"
 #include "twag/sha.h"
 
 _Static_assert((int)TW_SHA256_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
@@ -22,21 +23,14 @@ _Static_assert((int)TW_SHA256_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
 
 #define S_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512bw")))
 
-/* One block of each of the 16 lanes (mb_lanes.h): lane j's chaining value
- * is column j of st, its block p[j]. */
-S_TARGET static void sha16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const p[TW_MB_LANES])
+/* W[0..15] of all lanes: lane j's word k is the 4 octets at p[j] + 4k
+ * (§3.1: big-endian, so a byte swap within each word). */
+S_TARGET static inline void sha16_load(__m512i w[16], const uint8_t *const p[TW_MB_LANES])
 {
-	/* §3.1: the words are big-endian: a byte swap within each word */
 	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
 	__m512i plo = _mm512_loadu_si512((const void *)p);
 	__m512i phi = _mm512_loadu_si512((const void *)(p + 8));
-	__m512i w[16], s0[8];
-	__m512i a, b, c, d, e, f, g, h;
 
-	for (int i = 0; i < 8; i++)
-		s0[i] = _mm512_loadu_si512(st[i]);
-	a = s0[0], b = s0[1], c = s0[2], d = s0[3], e = s0[4], f = s0[5], g = s0[6], h = s0[7];
-	/* W[0..15] of all lanes: lane j's word k is the 4 octets at p[j] + 4k */
 	for (int k = 0; k < 16; k++) {
 		__m512i off = _mm512_set1_epi64(4 * k);
 		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
@@ -45,6 +39,19 @@ S_TARGET static void sha16_block(uint32_t st[][TW_MB_LANES], const uint8_t *cons
 		w[k] = _mm512_shuffle_epi8(_mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1),
 					   bswap);
 	}
+}
+
+/* §6.2.2 steps 1-4 on the message words w (w[k] = word k of every lane)
+ * for the lanes in live; the other lanes' chaining values stay as they
+ * are. Lane j's chaining value is column j of st. Wipes w. */
+S_TARGET static inline void sha16_core(uint32_t st[][TW_MB_LANES], __m512i w[16], __mmask16 live)
+{
+	__m512i s0[8];
+	__m512i a, b, c, d, e, f, g, h;
+
+	for (int i = 0; i < 8; i++)
+		s0[i] = _mm512_loadu_si512(st[i]);
+	a = s0[0], b = s0[1], c = s0[2], d = s0[3], e = s0[4], f = s0[5], g = s0[6], h = s0[7];
 	for (int t = 0; t < 64; t++) {
 		__m512i wt, s1e, ch, t1, s0a, maj;
 
@@ -87,18 +94,30 @@ S_TARGET static void sha16_block(uint32_t st[][TW_MB_LANES], const uint8_t *cons
 		b = a;
 		a = _mm512_add_epi32(t1, _mm512_add_epi32(s0a, maj));
 	}
-	/* step 4 */
-	_mm512_storeu_si512(st[0], _mm512_add_epi32(a, s0[0]));
-	_mm512_storeu_si512(st[1], _mm512_add_epi32(b, s0[1]));
-	_mm512_storeu_si512(st[2], _mm512_add_epi32(c, s0[2]));
-	_mm512_storeu_si512(st[3], _mm512_add_epi32(d, s0[3]));
-	_mm512_storeu_si512(st[4], _mm512_add_epi32(e, s0[4]));
-	_mm512_storeu_si512(st[5], _mm512_add_epi32(f, s0[5]));
-	_mm512_storeu_si512(st[6], _mm512_add_epi32(g, s0[6]));
-	_mm512_storeu_si512(st[7], _mm512_add_epi32(h, s0[7]));
+	/* step 4, in the live lanes only */
+#define STEP4(i, v) _mm512_storeu_si512(st[i], _mm512_mask_add_epi32(s0[i], live, v, s0[i]))
+	STEP4(0, a);
+	STEP4(1, b);
+	STEP4(2, c);
+	STEP4(3, d);
+	STEP4(4, e);
+	STEP4(5, f);
+	STEP4(6, g);
+	STEP4(7, h);
+#undef STEP4
 	/* message words and states may have been spilled: keys pass here */
-	tw_wipe(w, sizeof(w));
+	tw_wipe(w, 16 * sizeof(*w));
 	tw_wipe(s0, sizeof(s0));
+}
+
+/* One block of each of the 16 lanes (mb_lanes.h): lane j's chaining value
+ * is column j of st, its block p[j]. */
+S_TARGET static void sha16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const p[TW_MB_LANES])
+{
+	__m512i w[16];
+
+	sha16_load(w, p);
+	sha16_core(st, w, 0xffff);
 }
 
 static struct tw_mb_view sha256_view(void *jobs, size_t i)
@@ -125,4 +144,179 @@ void tw_sha256_mb(struct tw_sha256_job *jobs, size_t n)
 		for (unsigned s = 0; s < TW_SHA256_MB_SEGS; s++)
 			if (jobs[i].nblk[s] > 0)
 				tw_sha256_blocks(jobs[i].h, jobs[i].seg[s], jobs[i].nblk[s]);
+}
+
+/* ---- sixteen lanes in lockstep (sha_internal.h) ------------------------- */
+
+static const uint8_t zero_block[64];
+
+static void column_get(uint32_t h[8], uint32_t st[8][TW_SHA256_X16], unsigned j)
+{
+	for (int i = 0; i < 8; i++)
+		h[i] = st[i][j];
+}
+
+static void column_put(uint32_t st[8][TW_SHA256_X16], unsigned j, const uint32_t h[8])
+{
+	for (int i = 0; i < 8; i++)
+		st[i][j] = h[i];
+}
+
+#if defined(__x86_64__)
+S_TARGET static void x16_blocks_avx512(uint32_t st[8][TW_SHA256_X16],
+				       const uint8_t *const p[TW_SHA256_X16], uint16_t live)
+{
+	__m512i w[16];
+
+	sha16_load(w, p);
+	sha16_core(st, w, live);
+}
+
+S_TARGET static void x16_words_avx512(uint32_t st[8][TW_SHA256_X16],
+				      const uint32_t words[16][TW_SHA256_X16], uint16_t live)
+{
+	__m512i w[16];
+
+	for (int k = 0; k < 16; k++)
+		w[k] = _mm512_loadu_si512(words[k]);
+	sha16_core(st, w, live);
+}
+#endif
+
+void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16], const uint8_t *const p[TW_SHA256_X16],
+			  uint16_t live)
+{
+	uint32_t h[8];
+
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512)) {
+		const uint8_t *q[TW_SHA256_X16];
+
+		/* the idle lanes read zeros: their results are not kept */
+		for (unsigned j = 0; j < TW_SHA256_X16; j++)
+			q[j] = (live >> j) & 1 ? p[j] : zero_block;
+		x16_blocks_avx512(st, q, live);
+		return;
+	}
+#endif
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		if (!((live >> j) & 1))
+			continue;
+		column_get(h, st, j);
+		tw_sha256_blocks(h, p[j], 1);
+		column_put(st, j, h);
+	}
+	tw_wipe(h, sizeof(h));
+}
+
+void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
+			 const uint32_t w[16][TW_SHA256_X16], uint16_t live)
+{
+	uint8_t blk[64];
+	uint32_t h[8];
+
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512)) {
+		x16_words_avx512(st, w, live);
+		return;
+	}
+#endif
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		if (!((live >> j) & 1))
+			continue;
+		for (int k = 0; k < 16; k++)
+			tw_store_be32(blk + 4 * k, w[k][j]);
+		column_get(h, st, j);
+		tw_sha256_blocks(h, blk, 1);
+		column_put(st, j, h);
+	}
+	tw_wipe(blk, sizeof(blk));
+	tw_wipe(h, sizeof(h));
+}
+
+void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
+			     const uint8_t *const key[TW_SHA256_X16], size_t key_len,
+			     uint16_t live)
+{
+	uint8_t blk[TW_SHA256_X16][64];
+	const uint8_t *p[TW_SHA256_X16];
+
+	/* RFC 2104 §2 steps (1)-(2) as tw_hmac_sha256_init(), keys of at most
+	 * one block (the callers' are 32 octets) */
+	if (key_len > 64)
+		key_len = 64;
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		p[j] = blk[j];
+		memset(blk[j], 0x36, 64);
+		if ((live >> j) & 1)
+			for (size_t i = 0; i < key_len; i++)
+				blk[j][i] ^= key[j][i];
+	}
+	for (int i = 0; i < 8; i++)
+		for (unsigned j = 0; j < TW_SHA256_X16; j++)
+			k->ist[i][j] = k->ost[i][j] = tw_sha256_iv[i];
+	tw_sha256_x16_blocks(k->ist, p, live);
+	for (unsigned j = 0; j < TW_SHA256_X16; j++)
+		for (int i = 0; i < 64; i++)
+			blk[j][i] ^= 0x36 ^ 0x5c;
+	tw_sha256_x16_blocks(k->ost, p, live);
+	tw_wipe(blk, sizeof(blk));
+}
+
+void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
+			       const uint8_t *const blocks[TW_SHA256_X16],
+			       const size_t nblk[TW_SHA256_X16],
+			       uint8_t *const out[TW_SHA256_X16], uint16_t live)
+{
+	uint32_t st[8][TW_SHA256_X16], w[16][TW_SHA256_X16];
+	const uint8_t *p[TW_SHA256_X16];
+	size_t most = 0;
+
+	for (unsigned j = 0; j < TW_SHA256_X16; j++)
+		if ((live >> j) & 1 && nblk[j] > most)
+			most = nblk[j];
+	/* RFC 2104 §2 steps (3)-(4): the inner hash from the keyed state;
+	 * a lane whose message has ended waits for the longest */
+	memcpy(st, k->ist, sizeof(st));
+	for (size_t b = 0; b < most; b++) {
+		uint16_t m = 0;
+
+		for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+			p[j] = NULL;
+			if ((live >> j) & 1 && nblk[j] > b) {
+				p[j] = blocks[j] + 64 * b;
+				m |= (uint16_t)(1u << j);
+			}
+		}
+		tw_sha256_x16_blocks(st, p, m);
+	}
+	/* steps (5)-(7): the outer block is the inner digest (its words are
+	 * the chaining value as it stands), 0x80 and the bit length of
+	 * 64 + 32 octets (FIPS 180-4 §5.1.1) */
+	memcpy(w, st, sizeof(st));
+	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+		w[8][j] = 0x80000000u;
+		for (int i = 9; i < 15; i++)
+			w[i][j] = 0;
+		w[15][j] = (64 + 32) * 8;
+	}
+	memcpy(st, k->ost, sizeof(st));
+	tw_sha256_x16_words(st, (const uint32_t(*)[TW_SHA256_X16])w, live);
+	for (unsigned j = 0; j < TW_SHA256_X16; j++)
+		if ((live >> j) & 1)
+			for (int i = 0; i < 8; i++)
+				tw_store_be32(out[j] + 4 * i, st[i][j]);
+	tw_wipe(st, sizeof(st));
+	tw_wipe(w, sizeof(w));
+}
+
+void tw_hmac_sha256_x16_ctx(const struct tw_hmac_sha256_x16 *k, unsigned j,
+			    struct tw_hmac_sha256_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	for (int i = 0; i < 8; i++) {
+		ctx->istate[i] = k->ist[i][j];
+		ctx->ostate[i] = k->ost[i][j];
+	}
+	tw_hmac_sha256_reset(ctx);
 }

@@ -51,6 +51,45 @@ void tw_hmac_sha256_padded(const struct tw_hmac_sha256_ctx *ctx,
  * max octets would be needed. */
 size_t tw_sha256_pad_after_key(uint8_t *buf, size_t len, size_t max);
 
+/*
+ * Sixteen SHA-256 computations in lockstep (sha256_mb.c), for callers
+ * whose messages all go through the same steps (the HMAC chains of a
+ * batch of EAP-AKA' attaches): st[i][j] is chaining-value word i of lane
+ * j. Lanes not in live (bit j) are left untouched and their inputs are
+ * not read. AVX-512 runs the sixteen lanes at once; without it each lane
+ * is compressed on its own (SHA-NI or portable), with the same results.
+ */
+enum { TW_SHA256_X16 = 16 };
+
+/* One 64-octet block p[j] into lane j. */
+void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16],
+			  const uint8_t *const p[TW_SHA256_X16], uint16_t live);
+/* The same with the block given as its words: w[k][j] = word k (FIPS
+ * 180-4 §3.1, big-endian) of lane j's block. */
+void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
+			 const uint32_t w[16][TW_SHA256_X16], uint16_t live);
+
+/* Keyed HMAC-SHA-256 states of sixteen lanes (RFC 2104 §2). */
+struct tw_hmac_sha256_x16 {
+	uint32_t ist[8][TW_SHA256_X16]; /* after K0 ^ ipad */
+	uint32_t ost[8][TW_SHA256_X16]; /* after K0 ^ opad */
+};
+
+/* Keys lane j with key[j] (key_len octets, at most 64, the same length in
+ * every lane). */
+void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
+			     const uint8_t *const key[TW_SHA256_X16], size_t key_len,
+			     uint16_t live);
+/* out[j] = HMAC of lane j's message, given padded after the key as for
+ * tw_hmac_sha256_padded(): nblk[j] >= 1 blocks at blocks[j]. */
+void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
+			       const uint8_t *const blocks[TW_SHA256_X16],
+			       const size_t nblk[TW_SHA256_X16],
+			       uint8_t *const out[TW_SHA256_X16], uint16_t live);
+/* Lane j's keyed states as a ready context (as after tw_hmac_sha256_init). */
+void tw_hmac_sha256_x16_ctx(const struct tw_hmac_sha256_x16 *k, unsigned j,
+			    struct tw_hmac_sha256_ctx *ctx);
+
 /* FIPS 180-4 §5.3.1 / §5.3.3 initial hash values. */
 extern const uint32_t tw_sha1_iv[5];
 extern const uint32_t tw_sha256_iv[8];

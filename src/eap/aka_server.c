@@ -4,6 +4,7 @@
  * AT_KDF_INPUT / AT_BIDDING, result indications, resynchronisation, fast
  * re-authentication, pseudonym and re-auth id rotation.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "twag/bytes.h"
@@ -264,10 +265,13 @@ tw_aka_server_vec_request(const struct tw_aka_server_ctx *s)
 }
 
 /* Keys of a full authentication (RFC 4187 §7, RFC 9048 §3.3) and the
- * AKA-Challenge (RFC 4187 §9.3). */
+ * AKA-Challenge (RFC 4187 §9.3). pre: the EAP-AKA' keys already derived
+ * (tw_aka_server_vector_many), else NULL. mac_off: leave AT_MAC zero and
+ * say where it goes (filled with the batch), else NULL. */
 static int build_challenge(struct tw_aka_server_ctx *s,
-			   const struct tw_eap_aka_vec *v, uint8_t *out,
-			   size_t max, size_t *out_len)
+			   const struct tw_eap_aka_vec *v,
+			   const struct tw_eap_aka_prime_job *pre, uint8_t *out,
+			   size_t max, size_t *out_len, size_t *mac_off)
 {
 	const struct tw_eap_server_cfg *cfg = s->cfg;
 	const struct tw_eap_identity_ops *ops = cfg->ops;
@@ -287,15 +291,22 @@ static int build_challenge(struct tw_aka_server_ctx *s,
 	if (s->method == TW_EAP_TYPE_AKA_PRIME) {
 		/* TS 33.402 Annex A.2: CK' | IK' = KDF(CK | IK, 0x20, network
 		 * name, SQN ^ AK = AUTN[0..5]) */
-		rc = tw_kdf_ck_ik_prime(ck_p, ik_p, v->ck, v->ik,
-					cfg->network_name, cfg->network_name_len,
-					v->autn);
-		if (rc == TW_OK)
-			rc = tw_eap_aka_prime_derive(&pk, ik_p, ck_p, s->identity,
-						     s->identity_len);
-		if (rc != TW_OK)
-			goto out;
-		rc = tw_simaka_mac_init(&s->mac, s->method, pk.k_aut, 32);
+		if (pre != NULL) {
+			pk = pre->keys;
+			tw_simaka_mac_init_keyed(&s->mac, &pre->k_aut);
+			rc = TW_OK;
+		} else {
+			rc = tw_kdf_ck_ik_prime(ck_p, ik_p, v->ck, v->ik,
+						cfg->network_name,
+						cfg->network_name_len, v->autn);
+			if (rc == TW_OK)
+				rc = tw_eap_aka_prime_derive(&pk, ik_p, ck_p,
+							     s->identity,
+							     s->identity_len);
+			if (rc != TW_OK)
+				goto out;
+			rc = tw_simaka_mac_init(&s->mac, s->method, pk.k_aut, 32);
+		}
 		memcpy(s->keys.msk, pk.msk, 64);
 		memcpy(s->keys.emsk, pk.emsk, 64);
 		memcpy(ns->k_encr, pk.k_encr, 16);
@@ -373,7 +384,10 @@ static int build_challenge(struct tw_aka_server_ctx *s,
 		tw_simaka_end_encr(&b, ns->k_encr);
 	}
 	tw_simaka_put_mac(&b);
-	rc = tw_simaka_finish_mac(&b, &s->mac, NULL, 0, out_len);
+	if (mac_off != NULL)
+		rc = tw_simaka_finish_mac_later(&b, out_len, mac_off);
+	else
+		rc = tw_simaka_finish_mac(&b, &s->mac, NULL, 0, out_len);
 	if (rc != TW_OK)
 		goto out;
 	memcpy(s->rand_, v->rand_, 16);
@@ -409,8 +423,116 @@ int tw_aka_server_vector(struct tw_aka_server_ctx *s,
 	 * the authentication fails (RFC 4187 §6.3.2) */
 	if (v == NULL || v->xres_len < TW_RES_MIN_LEN || v->xres_len > TW_RES_MAX_LEN)
 		return fail_now(s, out, max, out_len);
-	rc = build_challenge(s, v, out, max, out_len);
+	rc = build_challenge(s, v, NULL, out, max, out_len, NULL);
 	return rc < 0 ? fail_now(s, out, max, out_len) : rc;
+}
+
+/* A job the lanes can take: what tw_aka_server_vector() would answer with
+ * a challenge, for EAP-AKA'. */
+static bool lane_job(const struct tw_aka_server_vec_job *j)
+{
+	const struct tw_eap_aka_vec *v = j->v;
+
+	return j->s != NULL && j->out != NULL && j->s->state == S_WAIT_VECTOR &&
+	       j->max >= TW_EAP_OUT_MIN && j->s->method == TW_EAP_TYPE_AKA_PRIME &&
+	       v != NULL && v->xres_len >= TW_RES_MIN_LEN && v->xres_len <= TW_RES_MAX_LEN;
+}
+
+static bool same_network(const struct tw_eap_server_cfg *a, const struct tw_eap_server_cfg *b)
+{
+	return a == b || (a->network_name_len == b->network_name_len &&
+			  memcmp(a->network_name, b->network_name, a->network_name_len) == 0);
+}
+
+/* Up to sixteen EAP-AKA' sessions of one network name: their keys and
+ * their challenges' AT_MACs in lockstep lanes, the rest as one session. */
+static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
+{
+	struct tw_eap_aka_prime_job kd[TW_SHA256_LANES];
+	struct tw_simaka_mac_ctx *mc[TW_SHA256_LANES];
+	uint8_t *pkt[TW_SHA256_LANES];
+	size_t len[TW_SHA256_LANES], off[TW_SHA256_LANES];
+	int mrc[TW_SHA256_LANES];
+	unsigned at[TW_SHA256_LANES], m = 0;
+	const struct tw_eap_server_cfg *cfg = lane[0]->s->cfg;
+
+	memset(kd, 0, sizeof(kd));
+	for (unsigned j = 0; j < n; j++) {
+		kd[j].ck = lane[j]->v->ck;
+		kd[j].ik = lane[j]->v->ik;
+		kd[j].sqn_xor_ak = lane[j]->v->autn; /* AUTN = SQN ^ AK | AMF | MAC */
+		kd[j].identity = lane[j]->s->identity;
+		kd[j].identity_len = lane[j]->s->identity_len;
+	}
+	tw_eap_aka_prime_derive_many(kd, n, cfg->network_name, cfg->network_name_len);
+	for (unsigned j = 0; j < n; j++) {
+		struct tw_aka_server_vec_job *J = lane[j];
+		int rc = kd[j].rc;
+
+		if (rc == TW_OK)
+			rc = build_challenge(J->s, J->v, &kd[j], J->out, J->max, &J->out_len,
+					     &off[m]);
+		if (rc != TW_EAP_SEND) {
+			J->rc = rc < 0 ? fail_now(J->s, J->out, J->max, &J->out_len) : rc;
+			continue;
+		}
+		mc[m] = &J->s->mac;
+		pkt[m] = J->out;
+		len[m] = J->out_len;
+		at[m++] = j;
+	}
+	tw_simaka_mac_fill_many(mc, pkt, len, off, mrc, m);
+	for (unsigned i = 0; i < m; i++) {
+		struct tw_aka_server_vec_job *J = lane[at[i]];
+
+		J->rc = TW_EAP_SEND;
+		if (mrc[i] != TW_OK) {
+			tw_wipe(J->out, J->out_len);
+			J->rc = fail_now(J->s, J->out, J->max, &J->out_len);
+		}
+	}
+	tw_wipe(kd, sizeof(kd));
+}
+
+void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
+{
+	struct tw_aka_server_vec_job *lane[TW_SHA256_LANES];
+	unsigned used = 0;
+
+	if (jobs == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct tw_aka_server_vec_job *J = &jobs[i];
+		bool again = false;
+
+		J->out_len = 0;
+		if (!lane_job(J)) {
+			J->rc = tw_aka_server_vector(J->s, J->v, J->out, J->max, &J->out_len);
+			continue;
+		}
+		for (unsigned k = 0; k < used; k++)
+			again |= lane[k]->s == J->s;
+		/* a session named twice, or another network name: the lanes
+		 * taken so far go first */
+		if (used > 0 && (again || !same_network(lane[0]->s->cfg, J->s->cfg))) {
+			vector_lanes(lane, used);
+			used = 0;
+		}
+		if (again) {
+			J->rc = tw_aka_server_vector(J->s, J->v, J->out, J->max, &J->out_len);
+			continue;
+		}
+		lane[used++] = J;
+		if (used == TW_SHA256_LANES) {
+			vector_lanes(lane, used);
+			used = 0;
+		}
+	}
+	if (used == 1)
+		lane[0]->rc = tw_aka_server_vector(lane[0]->s, lane[0]->v, lane[0]->out,
+						   lane[0]->max, &lane[0]->out_len);
+	else if (used > 1)
+		vector_lanes(lane, used);
 }
 
 /* Remembers the identities sent in AT_ENCR_DATA once the peer proved it

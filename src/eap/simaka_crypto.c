@@ -46,6 +46,15 @@ void tw_simaka_mac_wipe(struct tw_simaka_mac_ctx *ctx)
 	tw_wipe(ctx, sizeof(*ctx));
 }
 
+void tw_simaka_mac_init_keyed(struct tw_simaka_mac_ctx *ctx,
+			      const struct tw_hmac_sha256_ctx *k_aut)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->h.sha256 = *k_aut;
+	tw_hmac_sha256_reset(&ctx->h.sha256);
+	ctx->method = TW_EAP_TYPE_AKA_PRIME;
+}
+
 int tw_simaka_mac_compute(struct tw_simaka_mac_ctx *ctx, uint8_t mac[static 16],
 			  const uint8_t *pkt, size_t pkt_len, size_t mac_val_off,
 			  const uint8_t *extra, size_t extra_len)
@@ -131,6 +140,71 @@ int tw_simaka_mac_verify(struct tw_simaka_mac_ctx *ctx,
 out:
 	tw_wipe(mac, sizeof(mac));
 	return err;
+}
+
+enum { MAC_LANE_BUF = 5 * 64 };
+
+/* Up to sixteen EAP-AKA' messages that fit MAC_LANE_BUF, in lanes. */
+static void mac_lanes(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
+		      const size_t *len, const size_t *off, const size_t *idx, unsigned n)
+{
+	uint8_t blk[TW_SHA256_X16][MAC_LANE_BUF]; /* public: the messages */
+	struct tw_hmac_sha256_x16 k;
+	uint8_t full[TW_SHA256_X16][32];
+	const uint8_t *msg[TW_SHA256_X16] = { NULL };
+	uint8_t *out[TW_SHA256_X16] = { NULL };
+	size_t nblk[TW_SHA256_X16] = { 0 };
+
+	memset(&k, 0, sizeof(k)); /* the idle lanes' states are not used */
+	for (unsigned j = 0; j < n; j++) {
+		const struct tw_hmac_sha256_ctx *h = &ctx[idx[j]]->h.sha256;
+
+		for (int i = 0; i < 8; i++) {
+			k.ist[i][j] = h->istate[i];
+			k.ost[i][j] = h->ostate[i];
+		}
+		/* RFC 9048 §3.4.1 over the message as sent, MAC value zero */
+		memcpy(blk[j], pkt[idx[j]], len[idx[j]]);
+		memset(blk[j] + off[idx[j]], 0, TW_SIMAKA_MAC_LEN);
+		nblk[j] = tw_sha256_pad_after_key(blk[j], len[idx[j]], MAC_LANE_BUF);
+		msg[j] = blk[j];
+		out[j] = full[j];
+	}
+	tw_hmac_sha256_x16_padded(&k, msg, nblk, out, (uint16_t)((1u << n) - 1));
+	for (unsigned j = 0; j < n; j++)
+		memcpy(pkt[idx[j]] + off[idx[j]], full[j], TW_SIMAKA_MAC_LEN);
+	tw_wipe(&k, sizeof(k));
+	tw_wipe(full, sizeof(full));
+}
+
+void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
+			     const size_t *len, const size_t *mac_val_off, int *rc,
+			     size_t n)
+{
+	size_t idx[TW_SHA256_X16];
+	unsigned used = 0;
+
+	if (ctx == NULL || pkt == NULL || len == NULL || mac_val_off == NULL || rc == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		if (ctx[i] != NULL && pkt[i] != NULL && ctx[i]->method == TW_EAP_TYPE_AKA_PRIME &&
+		    mac_val_off[i] <= len[i] && len[i] - mac_val_off[i] >= TW_SIMAKA_MAC_LEN &&
+		    len[i] + 9 <= MAC_LANE_BUF) {
+			rc[i] = TW_OK;
+			idx[used++] = i;
+			if (used == TW_SHA256_X16) {
+				mac_lanes(ctx, pkt, len, mac_val_off, idx, used);
+				used = 0;
+			}
+			continue;
+		}
+		rc[i] = pkt[i] == NULL ? TW_ERR_INVAL
+				       : tw_simaka_mac_compute(ctx[i], pkt[i] + mac_val_off[i],
+							       pkt[i], len[i], mac_val_off[i],
+							       NULL, 0);
+	}
+	if (used > 0)
+		mac_lanes(ctx, pkt, len, mac_val_off, idx, used);
 }
 
 /* ---- AES-128-CBC for AT_ENCR_DATA --------------------------------------- */
@@ -233,21 +307,36 @@ void tw_simaka_end_encr(struct tw_simaka_builder *b,
 	b->iv_val_off = 0;
 }
 
+int tw_simaka_finish_mac_later(struct tw_simaka_builder *b, size_t *len,
+			       size_t *mac_val_off)
+{
+	int err;
+
+	if (b == NULL || len == NULL || mac_val_off == NULL)
+		return TW_ERR_INVAL;
+	*len = 0;
+	*mac_val_off = b->mac_val_off;
+	if (b->err == TW_OK && *mac_val_off == 0)
+		b->err = TW_ERR_STATE;
+	b->mac_val_off = 0;
+	err = tw_simaka_finish(b, len);
+	b->mac_val_off = *mac_val_off;
+	return err;
+}
+
 int tw_simaka_finish_mac(struct tw_simaka_builder *b,
 			 struct tw_simaka_mac_ctx *mac, const uint8_t *extra,
 			 size_t extra_len, size_t *len)
 {
+	size_t mac_val_off;
 	int err;
 
 	if (b == NULL || mac == NULL || len == NULL)
 		return TW_ERR_INVAL;
 	*len = 0;
-	size_t mac_val_off = b->mac_val_off;
-	if (b->err == TW_OK && (mac_val_off == 0 || mac->method != b->method))
+	if (b->err == TW_OK && mac->method != b->method)
 		b->err = TW_ERR_STATE;
-	b->mac_val_off = 0;
-	err = tw_simaka_finish(b, len);
-	b->mac_val_off = mac_val_off;
+	err = tw_simaka_finish_mac_later(b, len, &mac_val_off);
 	if (err != TW_OK)
 		return err;
 	err = tw_simaka_mac_compute(mac, b->buf + mac_val_off, b->buf, *len,

@@ -182,6 +182,28 @@ static void aka_prime_case(const struct tv_case *c)
 	TV_EXPECT(c, "msk", k.msk, 64);
 	TV_EXPECT(c, "emsk", k.emsk, 64);
 
+	/* The same vector as lane 3 of a batch of five (the other lanes carry
+	 * random inputs): the batched chain gives the published keys. */
+	struct tw_eap_aka_prime_job jobs[5];
+	uint8_t other[5][48];
+
+	memset(jobs, 0, sizeof(jobs));
+	tw_test_random(other, sizeof(other));
+	for (int i = 0; i < 5; i++) {
+		jobs[i].ck = i == 3 ? ck : other[i];
+		jobs[i].ik = i == 3 ? ik : other[i] + 16;
+		jobs[i].sqn_xor_ak = i == 3 ? autn : other[i] + 32;
+		jobs[i].identity = i == 3 ? id : other[i];
+		jobs[i].identity_len = i == 3 ? idl : (size_t)i * 9;
+	}
+	tw_eap_aka_prime_derive_many(jobs, 5, net, netl);
+	CHECK_OK(jobs[3].rc);
+	TV_EXPECT(c, "k_encr", jobs[3].keys.k_encr, 16);
+	TV_EXPECT(c, "k_aut", jobs[3].keys.k_aut, 32);
+	TV_EXPECT(c, "k_re", jobs[3].keys.k_re, 32);
+	TV_EXPECT(c, "msk", jobs[3].keys.msk, 64);
+	TV_EXPECT(c, "emsk", jobs[3].keys.emsk, 64);
+
 	/* Negative: swapped CK'/IK' (the well-known server's labelling) gives
 	 * other keys; so does one flipped SQN^AK bit. */
 	CHECK_OK(tw_eap_aka_prime_derive(&k, ckp, ikp, id, idl));
@@ -686,6 +708,85 @@ static void portable_vs_shani(void)
 	CHECK(same);
 }
 
+/*
+ * tw_eap_aka_prime_derive_many() against OpenSSL on random inputs: CK'|IK'
+ * = HMAC(CK|IK, S), MK = PRF'(IK'|CK', "EAP-AKA'"|Identity), and the
+ * returned K_aut state MACs like HMAC(K_aut, .). Batches of every size
+ * around the sixteen lanes, identities of mixed lengths (long ones leave
+ * the lanes), a failed job among good ones; on every CPU level here.
+ */
+static void derive_many_check(uint32_t level, const char *level_name)
+{
+	static struct tw_eap_aka_prime_job jobs[40];
+	static uint8_t in[40][16 + 16 + 6 + 300];
+	static const size_t sizes[] = { 0, 1, 2, 7, 15, 16, 17, 31, 33, 40 };
+	const uint8_t net[] = "WLAN";
+	bool ok = true;
+
+	tw_cpu_restrict(level);
+	for (size_t si = 0; si < sizeof(sizes) / sizeof(sizes[0]); si++) {
+		size_t n = sizes[si];
+
+		memset(jobs, 0, sizeof(jobs));
+		tw_test_random(in, sizeof(in));
+		for (size_t i = 0; i < n; i++) {
+			jobs[i].ck = in[i];
+			jobs[i].ik = in[i] + 16;
+			jobs[i].sqn_xor_ak = in[i] + 32;
+			jobs[i].identity = in[i] + 38;
+			/* mostly NAI-sized, now and then past the lanes' buffers */
+			jobs[i].identity_len = i % 11 == 10 ? 271 + tw_test_random_u32() % 30
+							    : tw_test_random_u32() % 120;
+		}
+		if (n > 5)
+			jobs[4].ik = NULL; /* refused, the others unaffected */
+		tw_eap_aka_prime_derive_many(jobs, n, net, 4);
+		for (size_t i = 0; i < n; i++) {
+			uint8_t key[32], ref[32], seed[8 + 300], mk[208], mac[32], m[77];
+			unsigned int ml = 0;
+			const uint8_t *p[2] = { net, jobs[i].sqn_xor_ak };
+			size_t l[2] = { 4, 6 };
+			static const uint8_t zero[sizeof(jobs[0].keys)];
+
+			if (jobs[i].ik == NULL) {
+				ok &= jobs[i].rc == TW_ERR_INVAL &&
+				      memcmp(&jobs[i].keys, zero, sizeof(zero)) == 0;
+				continue;
+			}
+			memcpy(key, jobs[i].ck, 16);
+			memcpy(key + 16, jobs[i].ik, 16);
+			ref_kdf(ref, key, 32, 0x20, p, l, 2);
+			memcpy(key, ref + 16, 16); /* IK' | CK' */
+			memcpy(key + 16, ref, 16);
+			memcpy(seed, "EAP-AKA'", 8);
+			memcpy(seed + 8, jobs[i].identity, jobs[i].identity_len);
+			ref_prf_prime(mk, sizeof(mk), key, 32, seed, 8 + jobs[i].identity_len);
+			ok &= jobs[i].rc == TW_OK;
+			ok &= memcmp(jobs[i].keys.k_encr, mk, 16) == 0 &&
+			      memcmp(jobs[i].keys.k_aut, mk + 16, 32) == 0 &&
+			      memcmp(jobs[i].keys.k_re, mk + 48, 32) == 0 &&
+			      memcmp(jobs[i].keys.msk, mk + 80, 64) == 0 &&
+			      memcmp(jobs[i].keys.emsk, mk + 144, 64) == 0;
+			tw_test_random(m, sizeof(m));
+			HMAC(EVP_sha256(), mk + 16, 32, m, sizeof(m), ref, &ml);
+			tw_hmac_sha256_update(&jobs[i].k_aut, m, sizeof(m));
+			tw_hmac_sha256_final(&jobs[i].k_aut, mac);
+			ok &= ml == 32 && memcmp(mac, ref, 32) == 0;
+		}
+	}
+	tw_cpu_restrict(UINT32_MAX);
+	if (!CHECK(ok))
+		tw_note("tw_eap_aka_prime_derive_many differs from OpenSSL at level %s",
+			level_name);
+}
+
+static void derive_many(void)
+{
+	derive_many_check(UINT32_MAX, "all");
+	derive_many_check(UINT32_MAX & ~(uint32_t)TW_CPU_AVX512, "no AVX-512");
+	derive_many_check(0, "portable");
+}
+
 void test_main(void)
 {
 	CHECK(tv_run_file("eap_aka_prime.vec", aka_prime_case) >= 4);
@@ -700,4 +801,5 @@ void test_main(void)
 	cross_x963();
 	negative();
 	portable_vs_shani();
+	derive_many();
 }
