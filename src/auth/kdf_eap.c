@@ -316,7 +316,15 @@ void tw_eap_aka_prime_derive_many(struct tw_eap_aka_prime_job *jobs, size_t n,
 		aka_prime_one(lane[0], net_name, net_name_len);
 	else if (used > 1)
 		aka_prime_lanes(&l, lane, used, net_name, net_name_len);
-	tw_wipe(&l, sizeof(l));
+	if (n > 1) {
+		/* the secrets; m1 and the rest of mn hold only S (public) */
+		tw_wipe(&l.k, sizeof(l.k));
+		tw_wipe(l.key, sizeof(l.key));
+		tw_wipe(l.ck_ik, sizeof(l.ck_ik));
+		tw_wipe(l.mk, sizeof(l.mk));
+		for (unsigned j = 0; j < TW_SHA256_X16; j++)
+			tw_wipe(l.mn[j], 32);
+	}
 }
 
 int tw_eap_aka_prime_reauth(uint8_t msk[static 64], uint8_t emsk[static 64],

@@ -238,29 +238,31 @@ void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
 			     const uint8_t *const key[TW_SHA256_X16], size_t key_len,
 			     uint16_t live)
 {
-	uint8_t blk[TW_SHA256_X16][64];
-	const uint8_t *p[TW_SHA256_X16];
+	uint32_t w[16][TW_SHA256_X16];
+	uint8_t kb[64];
 
 	/* RFC 2104 §2 steps (1)-(2) as tw_hmac_sha256_init(), keys of at most
-	 * one block (the callers' are 32 octets) */
+	 * one block (the callers' are 32 octets): the K0 ^ ipad block laid
+	 * out directly as the lanes' message words */
 	if (key_len > 64)
 		key_len = 64;
+	memset(kb, 0, sizeof(kb));
 	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
-		p[j] = blk[j];
-		memset(blk[j], 0x36, 64);
 		if ((live >> j) & 1)
-			for (size_t i = 0; i < key_len; i++)
-				blk[j][i] ^= key[j][i];
+			memcpy(kb, key[j], key_len);
+		for (int i = 0; i < 16; i++)
+			w[i][j] = tw_load_be32(kb + 4 * i) ^ 0x36363636u;
 	}
 	for (int i = 0; i < 8; i++)
 		for (unsigned j = 0; j < TW_SHA256_X16; j++)
 			k->ist[i][j] = k->ost[i][j] = tw_sha256_iv[i];
-	tw_sha256_x16_blocks(k->ist, p, live);
-	for (unsigned j = 0; j < TW_SHA256_X16; j++)
-		for (int i = 0; i < 64; i++)
-			blk[j][i] ^= 0x36 ^ 0x5c;
-	tw_sha256_x16_blocks(k->ost, p, live);
-	tw_wipe(blk, sizeof(blk));
+	tw_sha256_x16_words(k->ist, (const uint32_t(*)[TW_SHA256_X16])w, live);
+	for (int i = 0; i < 16; i++)
+		for (unsigned j = 0; j < TW_SHA256_X16; j++)
+			w[i][j] ^= 0x36363636u ^ 0x5c5c5c5cu;
+	tw_sha256_x16_words(k->ost, (const uint32_t(*)[TW_SHA256_X16])w, live);
+	tw_wipe(w, sizeof(w));
+	tw_wipe(kb, sizeof(kb));
 }
 
 void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,

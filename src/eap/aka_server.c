@@ -456,7 +456,6 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 	unsigned at[TW_SHA256_LANES], m = 0;
 	const struct tw_eap_server_cfg *cfg = lane[0]->s->cfg;
 
-	memset(kd, 0, sizeof(kd));
 	for (unsigned j = 0; j < n; j++) {
 		kd[j].ck = lane[j]->v->ck;
 		kd[j].ik = lane[j]->v->ik;
@@ -491,7 +490,7 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 			J->rc = fail_now(J->s, J->out, J->max, &J->out_len);
 		}
 	}
-	tw_wipe(kd, sizeof(kd));
+	tw_wipe(kd, n * sizeof(kd[0]));
 }
 
 void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
