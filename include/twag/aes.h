@@ -112,6 +112,20 @@ void tw_aes_decrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 void tw_aes_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[static 16],
 		uint8_t *out, const uint8_t *in, size_t len);
 
+/*
+ * CBC encryption (SP 800-38A §6.2) in place: C_j = E_K(P_j ^ C_{j-1}),
+ * C_0 = iv; len a multiple of 16 (a shorter tail is left as it is).
+ */
+void tw_aes_cbc_encrypt(const struct tw_aes_ctx *ctx, const uint8_t iv[static 16],
+			uint8_t *buf, size_t len);
+
+/* tw_aes_cbc_encrypt(ctx[i], iv[i], buf[i], len[i]) for n independent
+ * messages. CBC encryption is serial within a message; with AES-NI eight
+ * messages advance side by side, so their rounds overlap. */
+void tw_aes_cbc_encrypt_many(const struct tw_aes_ctx *const *ctx,
+			     const uint8_t *const *iv, uint8_t *const *buf,
+			     const size_t *len, size_t n);
+
 /* Wipes the key schedule. */
 void tw_aes_wipe(struct tw_aes_ctx *ctx);
 
@@ -140,6 +154,10 @@ void tw_aes_ni_decrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 			      const uint8_t *in, size_t nblocks);
 void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
 		   uint8_t *out, const uint8_t *in, size_t len);
+/* Up to eight CBC encryptions interleaved; every ctx AES-NI, one nr. */
+void tw_aes_ni_cbc_encrypt_many(const struct tw_aes_ctx *const *ctx,
+				const uint8_t *const *iv, uint8_t *const *buf,
+				const size_t *len, unsigned n);
 /* Only when tw_cpu_has(TW_CPU_VAES | TW_CPU_AVX512) as well. */
 void tw_aes_vaes_encrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 				const uint8_t *in, size_t nblocks);

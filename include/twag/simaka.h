@@ -369,6 +369,21 @@ void tw_simaka_begin_encr(struct tw_simaka_builder *b,
  * place with AES-128-CBC under k_encr. */
 void tw_simaka_end_encr(struct tw_simaka_builder *b,
 			const uint8_t k_encr[static 16]);
+/* Where an AT_ENCR_DATA closed by _end_encr_later() waits for its
+ * encryption: the AT_IV value and the padded plaintext in the buffer. */
+struct tw_simaka_encr_later {
+	size_t iv_off, off, len;
+};
+/* As _end_encr() without the encryption (for a batch: the messages'
+ * AT_ENCR_DATA are then encrypted together by tw_simaka_encrypt_many(),
+ * before their AT_MAC is computed). */
+void tw_simaka_end_encr_later(struct tw_simaka_builder *b,
+			      struct tw_simaka_encr_later *e);
+/* Encrypts the AT_ENCR_DATA of n messages left by _end_encr_later(),
+ * message i in buf[i] under k_encr[i]: AES-128-CBC, the messages side by
+ * side (tw_aes_cbc_encrypt_many). */
+void tw_simaka_encrypt_many(uint8_t *const *buf, const struct tw_simaka_encr_later *e,
+			    const uint8_t *const *k_encr, size_t n);
 /* Sets the EAP Length; *len gets the message length. Returns the sticky
  * error (TW_ERR_STATE with AT_MAC reserved or AT_ENCR_DATA open). */
 TW_MUST_CHECK int tw_simaka_finish(struct tw_simaka_builder *b, size_t *len);

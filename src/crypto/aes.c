@@ -88,6 +88,41 @@ void tw_aes_decrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 		tw_aes_ct64_decrypt4(ctx, out, in, nblocks);
 }
 
+void tw_aes_cbc_encrypt_many(const struct tw_aes_ctx *const *ctx,
+			     const uint8_t *const *iv, uint8_t *const *buf,
+			     const size_t *len, size_t n)
+{
+	size_t i = 0;
+
+#if defined(__x86_64__)
+	/* runs of up to eight AES-NI contexts with one round count */
+	while (i < n && ctx[i]->impl == TW_AES_IMPL_AESNI) {
+		unsigned m = 1;
+
+		while (m < 8 && i + m < n && ctx[i + m]->impl == TW_AES_IMPL_AESNI &&
+		       ctx[i + m]->nr == ctx[i]->nr)
+			m++;
+		tw_aes_ni_cbc_encrypt_many(ctx + i, iv + i, buf + i, len + i, m);
+		i += m;
+	}
+#endif
+	for (; i < n; i++) {
+		const uint8_t *prev = iv[i];
+
+		for (size_t off = 0; off + 16 <= len[i]; off += 16) {
+			tw_xor(buf[i] + off, buf[i] + off, prev, 16);
+			tw_aes_encrypt(ctx[i], buf[i] + off, buf[i] + off);
+			prev = buf[i] + off;
+		}
+	}
+}
+
+void tw_aes_cbc_encrypt(const struct tw_aes_ctx *ctx, const uint8_t iv[static 16],
+			uint8_t *buf, size_t len)
+{
+	tw_aes_cbc_encrypt_many(&ctx, &iv, &buf, &len, 1);
+}
+
 void tw_aes_encrypt(const struct tw_aes_ctx *ctx, uint8_t out[static 16],
 		    const uint8_t in[static 16])
 {

@@ -147,6 +147,48 @@ static inline TW_AESNI __m128i enc1(const __m128i *k, unsigned nr, __m128i x)
 	return _mm_aesenclast_si128(x, k[nr]);
 }
 
+/*
+ * CBC encryption of n <= 8 messages side by side: one block of every
+ * message still running per step, each round issued for all of them
+ * before the next, so the AESENC latency of one chain hides behind the
+ * others'.
+ */
+TW_AESNI void tw_aes_ni_cbc_encrypt_many(const struct tw_aes_ctx *const *ctx,
+					 const uint8_t *const *iv, uint8_t *const *buf,
+					 const size_t *len, unsigned n)
+{
+	const __m128i *k[8];
+	__m128i x[8];
+	size_t most = 0;
+	unsigned nr = ctx[0]->nr;
+
+	if (n > 8)
+		n = 8;
+	for (unsigned s = 0; s < n; s++) {
+		k[s] = (const __m128i *)ctx[s]->rk.ni[0];
+		x[s] = _mm_loadu_si128((const __m128i *)iv[s]);
+		if (len[s] / 16 * 16 > most)
+			most = len[s] / 16 * 16;
+	}
+	for (size_t off = 0; off < most; off += 16) {
+		/* a finished message's chain keeps turning on its last block;
+		 * it is neither read nor written any more */
+		for (unsigned s = 0; s < n; s++)
+			if (off + 16 <= len[s])
+				x[s] = _mm_xor_si128(x[s], _mm_loadu_si128((const __m128i *)(buf[s] + off)));
+		for (unsigned s = 0; s < n; s++)
+			x[s] = _mm_xor_si128(x[s], k[s][0]);
+		for (unsigned r = 1; r < nr; r++)
+			for (unsigned s = 0; s < n; s++)
+				x[s] = _mm_aesenc_si128(x[s], k[s][r]);
+		for (unsigned s = 0; s < n; s++) {
+			x[s] = _mm_aesenclast_si128(x[s], k[s][nr]);
+			if (off + 16 <= len[s])
+				_mm_storeu_si128((__m128i *)(buf[s] + off), x[s]);
+		}
+	}
+}
+
 static inline TW_AESNI __m128i dec1(const __m128i *k, unsigned nr, __m128i x)
 {
 	x = _mm_xor_si128(x, k[0]);

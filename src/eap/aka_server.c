@@ -264,14 +264,22 @@ tw_aka_server_vec_request(const struct tw_aka_server_ctx *s)
 	return (s != NULL && s->state == S_WAIT_VECTOR) ? &s->req : NULL;
 }
 
+/* What a challenge built for a batch leaves to be done with the batch:
+ * AT_ENCR_DATA's encryption (if encr), then AT_MAC at mac_off. */
+struct chal_later {
+	bool encr;
+	struct tw_simaka_encr_later e;
+	size_t mac_off;
+};
+
 /* Keys of a full authentication (RFC 4187 §7, RFC 9048 §3.3) and the
  * AKA-Challenge (RFC 4187 §9.3). pre: the EAP-AKA' keys already derived
- * (tw_aka_server_vector_many), else NULL. mac_off: leave AT_MAC zero and
- * say where it goes (filled with the batch), else NULL. */
+ * (tw_aka_server_vector_many), else NULL. lt: leave the encryption and
+ * AT_MAC to the batch (see struct chal_later), else NULL. */
 static int build_challenge(struct tw_aka_server_ctx *s,
 			   const struct tw_eap_aka_vec *v,
 			   const struct tw_eap_aka_prime_job *pre, uint8_t *out,
-			   size_t max, size_t *out_len, size_t *mac_off)
+			   size_t max, size_t *out_len, struct chal_later *lt)
 {
 	const struct tw_eap_server_cfg *cfg = s->cfg;
 	const struct tw_eap_identity_ops *ops = cfg->ops;
@@ -381,12 +389,16 @@ static int build_challenge(struct tw_aka_server_ctx *s,
 		if (s->have_next_reauth)
 			tw_simaka_put_var(&b, TW_AT_NEXT_REAUTH_ID, s->next_reauth,
 					  s->next_reauth_len);
-		tw_simaka_end_encr(&b, ns->k_encr);
+		if (lt != NULL)
+			tw_simaka_end_encr_later(&b, &lt->e);
+		else
+			tw_simaka_end_encr(&b, ns->k_encr);
 	}
 	tw_simaka_put_mac(&b);
-	if (mac_off != NULL)
-		rc = tw_simaka_finish_mac_later(&b, out_len, mac_off);
-	else
+	if (lt != NULL) {
+		lt->encr = s->have_next_pseudonym || s->have_next_reauth;
+		rc = tw_simaka_finish_mac_later(&b, out_len, &lt->mac_off);
+	} else
 		rc = tw_simaka_finish_mac(&b, &s->mac, NULL, 0, out_len);
 	if (rc != TW_OK)
 		goto out;
@@ -450,10 +462,13 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 {
 	struct tw_eap_aka_prime_job kd[TW_SHA256_LANES];
 	struct tw_simaka_mac_ctx *mc[TW_SHA256_LANES];
-	uint8_t *pkt[TW_SHA256_LANES];
+	struct chal_later lt[TW_SHA256_LANES];
+	struct tw_simaka_encr_later ee[TW_SHA256_LANES];
+	const uint8_t *ek[TW_SHA256_LANES];
+	uint8_t *pkt[TW_SHA256_LANES], *ep[TW_SHA256_LANES];
 	size_t len[TW_SHA256_LANES], off[TW_SHA256_LANES];
 	int mrc[TW_SHA256_LANES];
-	unsigned at[TW_SHA256_LANES], m = 0;
+	unsigned at[TW_SHA256_LANES], m = 0, ne = 0;
 	const struct tw_eap_server_cfg *cfg = lane[0]->s->cfg;
 
 	for (unsigned j = 0; j < n; j++) {
@@ -470,16 +485,24 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 
 		if (rc == TW_OK)
 			rc = build_challenge(J->s, J->v, &kd[j], J->out, J->max, &J->out_len,
-					     &off[m]);
+					     &lt[m]);
 		if (rc != TW_EAP_SEND) {
 			J->rc = rc < 0 ? fail_now(J->s, J->out, J->max, &J->out_len) : rc;
 			continue;
 		}
+		if (lt[m].encr) {
+			ep[ne] = J->out;
+			ee[ne] = lt[m].e;
+			ek[ne++] = J->s->next_state.k_encr;
+		}
 		mc[m] = &J->s->mac;
 		pkt[m] = J->out;
 		len[m] = J->out_len;
+		off[m] = lt[m].mac_off;
 		at[m++] = j;
 	}
+	/* RFC 4187 §10.12 then §10.15: AT_MAC covers the ciphertext */
+	tw_simaka_encrypt_many(ep, ee, ek, ne);
 	tw_simaka_mac_fill_many(mc, pkt, len, off, mrc, m);
 	for (unsigned i = 0; i < m; i++) {
 		struct tw_aka_server_vec_job *J = lane[at[i]];

@@ -209,18 +209,6 @@ void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *cons
 
 /* ---- AES-128-CBC for AT_ENCR_DATA --------------------------------------- */
 
-/* SP 800-38A §6.2: C_j = E_K(P_j ^ C_{j-1}), C_0 = IV. In place. */
-static void cbc_encrypt(const struct tw_aes_ctx *k, const uint8_t iv[16],
-			uint8_t *buf, size_t len)
-{
-	const uint8_t *prev = iv;
-
-	for (size_t i = 0; i < len; i += 16) {
-		tw_xor(buf + i, buf + i, prev, 16);
-		tw_aes_encrypt(k, buf + i, buf + i);
-		prev = buf + i;
-	}
-}
 
 /* SP 800-38A §6.2: P_j = D_K(C_j) ^ C_{j-1}. All blocks are independent, so
  * they go through the multi-block kernel first. out must not overlap in. */
@@ -264,14 +252,12 @@ out:
 	return err;
 }
 
-void tw_simaka_end_encr(struct tw_simaka_builder *b,
-			const uint8_t k_encr[static 16])
+/* Closes AT_ENCR_DATA with its AT_PADDING; e gets what to encrypt. */
+static void close_encr(struct tw_simaka_builder *b, struct tw_simaka_encr_later *e)
 {
-	struct tw_aes_ctx aes;
-
 	if (b->err != TW_OK)
 		return;
-	if (b->encr_off == 0 || k_encr == NULL) {
+	if (b->encr_off == 0) {
 		b->err = TW_ERR_STATE;
 		return;
 	}
@@ -299,12 +285,68 @@ void tw_simaka_end_encr(struct tw_simaka_builder *b,
 		return;
 	}
 	b->buf[b->encr_off + 1] = (uint8_t)((4 + plen) / 4);
-	b->err = tw_aes_init_enc(&aes, k_encr, TW_SIMAKA_K_ENCR_LEN);
-	if (b->err == TW_OK)
-		cbc_encrypt(&aes, b->buf + b->iv_val_off, b->buf + start, plen);
-	tw_aes_wipe(&aes);
+	e->iv_off = b->iv_val_off;
+	e->off = start;
+	e->len = plen;
 	b->encr_off = 0;
 	b->iv_val_off = 0;
+}
+
+void tw_simaka_end_encr(struct tw_simaka_builder *b,
+			const uint8_t k_encr[static 16])
+{
+	struct tw_simaka_encr_later e;
+	struct tw_aes_ctx aes;
+
+	if (b->err == TW_OK && k_encr == NULL)
+		b->err = TW_ERR_STATE;
+	close_encr(b, &e);
+	if (b->err != TW_OK)
+		return;
+	b->err = tw_aes_init_enc(&aes, k_encr, TW_SIMAKA_K_ENCR_LEN);
+	if (b->err == TW_OK)
+		tw_aes_cbc_encrypt(&aes, b->buf + e.iv_off, b->buf + e.off, e.len);
+	tw_aes_wipe(&aes);
+}
+
+void tw_simaka_end_encr_later(struct tw_simaka_builder *b,
+			      struct tw_simaka_encr_later *e)
+{
+	if (b->err == TW_OK && e == NULL)
+		b->err = TW_ERR_INVAL;
+	close_encr(b, e);
+}
+
+void tw_simaka_encrypt_many(uint8_t *const *buf, const struct tw_simaka_encr_later *e,
+			    const uint8_t *const *k_encr, size_t n)
+{
+	enum { G = 8 };
+	struct tw_aes_ctx aes[G];
+	const struct tw_aes_ctx *kp[G];
+	const uint8_t *iv[G];
+	uint8_t *p[G];
+	size_t len[G];
+
+	for (size_t i = 0; i < n; i += G) {
+		size_t m = n - i < G ? n - i : G;
+
+		for (size_t j = 0; j < m; j++) {
+			kp[j] = &aes[j];
+			iv[j] = buf[i + j] + e[i + j].iv_off;
+			p[j] = buf[i + j] + e[i + j].off;
+			len[j] = e[i + j].len;
+			/* a 16-octet key is never refused; were it, the
+			 * plaintext (identities) must not go out */
+			if (tw_aes_init_enc(&aes[j], k_encr[i + j], TW_SIMAKA_K_ENCR_LEN) != TW_OK) {
+				memset(p[j], 0, len[j]);
+				len[j] = 0;
+				memset(&aes[j], 0, sizeof(aes[j])); /* no rounds run on it */
+			}
+		}
+		tw_aes_cbc_encrypt_many(kp, iv, p, len, m);
+		for (size_t j = 0; j < m; j++)
+			tw_aes_wipe(&aes[j]);
+	}
 }
 
 int tw_simaka_finish_mac_later(struct tw_simaka_builder *b, size_t *len,

@@ -258,6 +258,64 @@ static void test_evp(void)
 	CHECK(all_ctr);
 }
 
+/*
+ * CBC encryption (SP 800-38A §6.2), one message and many side by side,
+ * against EVP AES-CBC: batches of 0..19 messages of 0..12 blocks (the
+ * interleaved runs end at different blocks), AES-128 with AES-256 mixed
+ * in (a run of AES-NI contexts breaks at a change of round count), and a
+ * tail shorter than a block left untouched.
+ */
+static void test_cbc(void)
+{
+	enum { N = 19, MAXB = 12 };
+	static uint8_t key[N][32], iv[N][16], in[N][16 * MAXB + 7], buf[N][16 * MAXB + 7],
+		ref[16 * MAXB];
+	bool ok = true, evp_ok = true;
+
+	for (int m = 0; m < n_impl; m++) {
+		tw_cpu_restrict(impl_mask[m]);
+		for (int iter = 0; iter < 60; iter++) {
+			struct tw_aes_ctx ctx[N];
+			const struct tw_aes_ctx *kp[N];
+			const uint8_t *ivp[N];
+			uint8_t *bp[N];
+			size_t len[N], n = (size_t)iter % (N + 1);
+
+			tw_test_random(key, sizeof(key));
+			tw_test_random(iv, sizeof(iv));
+			tw_test_random(in, sizeof(in));
+			for (size_t i = 0; i < n; i++) {
+				size_t kl = (iter + i) % 5 == 3 ? 32 : 16;
+
+				if (!CHECK_OK(tw_aes_init_enc(&ctx[i], key[i], kl)))
+					return;
+				kp[i] = &ctx[i];
+				ivp[i] = iv[i];
+				bp[i] = buf[i];
+				len[i] = 16 * (tw_test_random_u32() % (MAXB + 1)) +
+					 (i == 2 ? 7 : 0);
+				memcpy(buf[i], in[i], sizeof(in[i]));
+			}
+			if (n == 1)
+				tw_aes_cbc_encrypt(kp[0], ivp[0], bp[0], len[0]);
+			else
+				tw_aes_cbc_encrypt_many(kp, ivp, bp, len, n);
+			for (size_t i = 0; i < n; i++) {
+				size_t kl = (iter + i) % 5 == 3 ? 32 : 16, whole = len[i] / 16 * 16;
+
+				evp_ok &= evp_run(kl == 16 ? EVP_aes_128_cbc() : EVP_aes_256_cbc(), 1,
+						  key[i], iv[i], ref, in[i], whole);
+				ok &= memcmp(buf[i], ref, whole) == 0;
+				ok &= memcmp(buf[i] + whole, in[i] + whole, sizeof(in[i]) - whole) == 0;
+				tw_aes_wipe(&ctx[i]);
+			}
+		}
+	}
+	tw_cpu_restrict(UINT32_MAX);
+	CHECK(evp_ok);
+	CHECK(ok);
+}
+
 /* ---- portable vs AES-NI in one process ---- */
 
 static void test_impls_agree(void)
@@ -306,5 +364,6 @@ void test_main(void)
 	CHECK(tv_run_file("aes.vec", run_vector) == 10);
 	test_api();
 	test_evp();
+	test_cbc();
 	test_impls_agree();
 }
