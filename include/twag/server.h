@@ -403,6 +403,7 @@ enum tw_srv_ctr {
 	TW_C_STORE_LAT_NS,
 	TW_C_STORE_LAT_COUNT,
 	TW_C_NAKS,
+	TW_C_AKA_BATCHED,        /* AKA' challenges built with others of their batch */
 	TW_C_COUNT,
 };
 

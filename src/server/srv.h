@@ -12,9 +12,11 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "twag/eap.h"
 #include "twag/radius.h"
 #include "twag/server.h"
 #include "twag/store.h"
+#include "twag/vecsrc.h"
 
 enum {
 	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
@@ -24,6 +26,34 @@ enum {
 };
 
 struct tw_srv;
+
+/* What one Access-Request is about, for the helpers below. */
+struct tw_srv_req {
+	struct tw_srv_worker *w;
+	struct tw_srv *srv;
+	const struct tw_srv_client *client;
+	const struct tw_radius_pkt *p;
+	struct tw_srv_addr addr;
+	char ip[48];
+	struct tw_eap_view ev;     /* the EAP-Response (w->eap_in) */
+	size_t eap_len;
+	uint8_t *reply;
+	uint64_t now;
+	const char *reason;        /* why a reject, for the log */
+};
+
+/* An EAP-AKA' step whose vector came while its batch was being handled:
+ * the challenge is built with the batch's others at its end
+ * (tw_aka_server_vector_many), then the step goes on as it would have. */
+struct tw_srv_park {
+	struct tw_srv_req r;          /* the request (r.p: a batch packet) */
+	struct tw_srv_session *s;     /* held busy until then */
+	bool first;
+	struct tw_srv_dup_entry *e;   /* its duplicate-cache entry */
+	int tx;                       /* its send slot */
+	struct tw_eap_aka_vec v;
+	uint8_t out[TW_SRV_EAP_OUT];
+};
 
 struct tw_srv_worker {
 	struct tw_srv_counters ctr;     /* first: its own cache lines */
@@ -79,6 +109,11 @@ struct tw_srv_worker {
 	int pre_rc;
 	const struct tw_srv_client *pre_client;
 	const struct tw_radius_pkt *pre_pkt;
+	/* the batch's parked EAP-AKA' steps (park_ok: the worker loop,
+	 * which builds them; parked_now: the request just handled was) */
+	bool park_ok, parked_now;
+	int n_park;
+	struct tw_srv_park park[TW_SRV_BATCH];
 	/* scratch of one request */
 	struct tw_radius_pkt pkt;
 	uint8_t eap_in[TW_RADIUS_EAP_MAX];

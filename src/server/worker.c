@@ -44,22 +44,9 @@
 enum {
 	SWEEP_STEP = 256,       /* sessions freed per lock hold by the sweep */
 	MAX_VECTOR_STEPS = 2,   /* store calls per EAP step (resync + vector) */
+	ACT_PARKED = 100,       /* fetch_vector: the vector waits in w->park */
 };
 
-/* What one Access-Request is about, for the helpers below. */
-struct req {
-	struct tw_srv_worker *w;
-	struct tw_srv *srv;
-	const struct tw_srv_client *client;
-	const struct tw_radius_pkt *p;
-	struct tw_srv_addr addr;
-	char ip[48];
-	struct tw_eap_view ev;     /* the EAP-Response (w->eap_in) */
-	size_t eap_len;
-	uint8_t *reply;
-	uint64_t now;
-	const char *reason;        /* why a reject, for the log */
-};
 
 uint64_t tw_srv_now_ms(void)
 {
@@ -104,7 +91,7 @@ static int rnd(struct tw_srv_worker *w, uint8_t *out, size_t len)
 }
 
 /* The client's address as text, made only when a log line needs it. */
-static const char *ip_of(struct req *r)
+static const char *ip_of(struct tw_srv_req *r)
 {
 	const struct tw_srv_client *c = r->client;
 
@@ -132,7 +119,7 @@ static const char *ip_of(struct req *r)
 			tw_logf(&(r)->w->log, (lvl), __VA_ARGS__);            \
 	} while (0)
 
-static void count(struct req *r, enum tw_srv_ctr c)
+static void count(struct tw_srv_req *r, enum tw_srv_ctr c)
 {
 	tw_srv_count(&r->w->ctr, c, 1);
 }
@@ -195,7 +182,7 @@ static int nak_choice(const struct tw_srv *srv, const struct tw_srv_session *s,
 	return -1;
 }
 
-static int engine_init(struct req *r, struct tw_srv_session *s, unsigned m)
+static int engine_init(struct tw_srv_req *r, struct tw_srv_session *s, unsigned m)
 {
 	/* a fresh slot's engine area is already clean (zeroed at start-up,
 	 * wiped when its last conversation ended) and each init clears its
@@ -239,7 +226,7 @@ static void session_imsi(const struct tw_srv_session *s, char out[TW_NAI_MASK_MA
 		snprintf(out, TW_NAI_MASK_MAX, "-");
 }
 
-static void store_latency(struct req *r, uint64_t t0)
+static void store_latency(struct tw_srv_req *r, uint64_t t0)
 {
 	tw_srv_count(&r->w->ctr, TW_C_STORE_LAT_NS, now_ns() - t0);
 	count(r, TW_C_STORE_LAT_COUNT);
@@ -261,7 +248,7 @@ static const char *store_reason(int rc)
 	}
 }
 
-static void store_failed(struct req *r, struct tw_srv_session *s, const char *what, int rc)
+static void store_failed(struct tw_srv_req *r, struct tw_srv_session *s, const char *what, int rc)
 {
 	char imsi[TW_NAI_MASK_MAX];
 
@@ -276,7 +263,7 @@ static void store_failed(struct req *r, struct tw_srv_session *s, const char *wh
 
 /* TW_EAP_NEED_VECTOR: the store call (the only blocking step: a durable
  * SQN write once per reserved block), then the engine continues. */
-static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
+static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t *out,
 			size_t *out_len)
 {
 	struct tw_srv_worker *w = r->w;
@@ -366,6 +353,14 @@ static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
 						    out_len);
 		}
 		count(r, TW_C_STORE_VECTORS);
+		/* in the worker loop, an EAP-AKA' challenge of a request from
+		 * the batch waits to be built with the batch's others */
+		if (w->park_ok && s->method == TW_SRV_M_AKA_PRIME && w->n_park < TW_SRV_BATCH &&
+		    r->p != &w->pkt) {
+			w->park[w->n_park].v = v;
+			tw_wipe(&v, sizeof(v));
+			return ACT_PARKED;
+		}
 		act = tw_aka_server_vector(&s->eng.aka, &v, out, TW_SRV_EAP_OUT, out_len);
 		tw_wipe(&v, sizeof(v));
 		return act;
@@ -374,7 +369,7 @@ static int fetch_vector(struct req *r, struct tw_srv_session *s, uint8_t *out,
 
 /* ---- replies -------------------------------------------------------------- */
 
-static size_t finish(struct req *r, struct tw_radius_builder *b)
+static size_t finish(struct tw_srv_req *r, struct tw_radius_builder *b)
 {
 	struct tw_srv_worker *w = r->w;
 	size_t n = 0;
@@ -399,7 +394,7 @@ static size_t finish(struct req *r, struct tw_radius_builder *b)
 
 /* Access-Reject (RFC 2865 §4.3), with EAP-Failure when eap is given
  * (RFC 3579 §2.6.3: an Access-Reject in an EAP conversation carries it). */
-static size_t reply_reject(struct req *r, const uint8_t *eap, size_t eap_len)
+static size_t reply_reject(struct tw_srv_req *r, const uint8_t *eap, size_t eap_len)
 {
 	struct tw_radius_builder b;
 
@@ -413,7 +408,7 @@ static size_t reply_reject(struct req *r, const uint8_t *eap, size_t eap_len)
 
 /* Access-Reject with EAP-Failure answering the request's EAP Identifier
  * (RFC 3748 §4.2), for requests that never reached a session. */
-static size_t reject_no_session(struct req *r, const char *reason)
+static size_t reject_no_session(struct tw_srv_req *r, const char *reason)
 {
 	uint8_t fail[4];
 	size_t n = 0;
@@ -424,7 +419,7 @@ static size_t reject_no_session(struct req *r, const char *reason)
 	return reply_reject(r, fail, n);
 }
 
-static size_t reply_challenge(struct req *r, struct tw_srv_session *s,
+static size_t reply_challenge(struct tw_srv_req *r, struct tw_srv_session *s,
 			      const uint8_t *eap, size_t eap_len)
 {
 	struct tw_radius_builder b;
@@ -443,7 +438,7 @@ static size_t reply_challenge(struct req *r, struct tw_srv_session *s,
  * MS-MPPE-Recv-Key (MSK[0..31]) and MS-MPPE-Send-Key (MSK[32..63]),
  * salt-encrypted (RFC 2548 §2.4.2/§2.4.3), User-Name, Session-Timeout,
  * Class. */
-static size_t reply_accept(struct req *r, struct tw_srv_session *s, const uint8_t *eap,
+static size_t reply_accept(struct tw_srv_req *r, struct tw_srv_session *s, const uint8_t *eap,
 			   size_t eap_len)
 {
 	struct tw_radius_builder b;
@@ -495,13 +490,14 @@ out:
 
 /* One EAP step of session s with the response in w->eap_in; the session is
  * held busy and released here. */
-static size_t converse(struct req *r, struct tw_srv_session *s, bool first)
+static size_t converse_end(struct tw_srv_req *r, struct tw_srv_session *s, bool first,
+			   int act, uint8_t *out, size_t out_len);
+
+static size_t converse(struct tw_srv_req *r, struct tw_srv_session *s, bool first)
 {
 	struct tw_srv_worker *w = r->w;
 	uint8_t *out = w->eap_out;
-	size_t out_len = 0, n = 0;
-	char imsi[TW_NAI_MASK_MAX];
-	bool ended = true;
+	size_t out_len = 0;
 	int act;
 
 	if (!first && r->ev.type == TW_EAP_TYPE_NAK && r->ev.id == s->last_req_id &&
@@ -532,6 +528,30 @@ step:
 	 * kept asking would otherwise spin this worker on the store */
 	for (unsigned k = 0; act == TW_EAP_NEED_VECTOR; k++)
 		act = k < MAX_VECTOR_STEPS ? fetch_vector(r, s, out, &out_len) : TW_ERR_STATE;
+	if (act == ACT_PARKED) {
+		struct tw_srv_park *pk = &w->park[w->n_park++];
+
+		/* the session stays busy; finish_parked() goes on from here */
+		pk->r = *r;
+		pk->s = s;
+		pk->first = first;
+		pk->e = NULL;
+		pk->tx = -1;
+		w->parked_now = true;
+		return 0;
+	}
+	return converse_end(r, s, first, act, out, out_len);
+}
+
+/* The rest of an EAP step once the engine has acted (act, its output in
+ * out): the reply, the counters and log, the session released. */
+static size_t converse_end(struct tw_srv_req *r, struct tw_srv_session *s, bool first,
+			   int act, uint8_t *out, size_t out_len)
+{
+	struct tw_srv_worker *w = r->w;
+	char imsi[TW_NAI_MASK_MAX];
+	bool ended = true;
+	size_t n = 0;
 
 	switch (act) {
 	case TW_EAP_SEND:
@@ -588,7 +608,7 @@ step:
 }
 
 /* A first Access-Request of a conversation: EAP-Response/Identity. */
-static size_t start_session(struct req *r)
+static size_t start_session(struct tw_srv_req *r)
 {
 	const struct tw_radius_attr *csi;
 	struct tw_srv_session *s;
@@ -626,7 +646,7 @@ static size_t start_session(struct req *r)
 	return converse(r, s, true);
 }
 
-static size_t access_request(struct req *r)
+static size_t access_request(struct tw_srv_req *r)
 {
 	const struct tw_radius_pkt *p = r->p;
 	const struct tw_radius_attr *st;
@@ -691,7 +711,7 @@ static size_t access_request(struct req *r)
 
 /* RFC 5997 §3: Status-Server (with a valid Message-Authenticator) is
  * answered with Access-Accept; no duplicate detection (§3, "SHOULD NOT"). */
-static size_t status_server(struct req *r)
+static size_t status_server(struct tw_srv_req *r)
 {
 	struct tw_radius_builder b;
 
@@ -705,7 +725,7 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms)
 {
 	struct tw_srv_dup_entry *e = NULL;
-	struct req r;
+	struct tw_srv_req r;
 	uint16_t port;
 	size_t n;
 
@@ -780,6 +800,10 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		break;
 	}
 	n = access_request(&r);
+	if (w->parked_now) {
+		w->park[w->n_park - 1].e = e; /* cached once built and signed */
+		return 0;
+	}
 	if (n > 0 && w->cur_pend >= 0)
 		w->pend[w->cur_pend].e = e; /* cached once signed (sign_batch) */
 	else if (n > 0)
@@ -856,6 +880,47 @@ static void sign_batch(struct tw_srv_worker *w, uint64_t now_ms)
 	w->n_pend = 0;
 }
 
+/*
+ * The parked EAP-AKA' steps of a batch: their challenges built at once
+ * (tw_aka_server_vector_many: the key hierarchies and AT_MACs in lockstep
+ * lanes, the same packets as one by one), then each step finished as
+ * converse() would have, its reply in the send slot kept for it.
+ */
+static void finish_parked(struct tw_srv_worker *w, uint64_t now_ms)
+{
+	struct tw_aka_server_vec_job jobs[TW_SRV_BATCH];
+	int n = w->n_park;
+
+	for (int k = 0; k < n; k++)
+		jobs[k] = (struct tw_aka_server_vec_job){
+			.s = &w->park[k].s->eng.aka, .v = &w->park[k].v,
+			.out = w->park[k].out, .max = TW_SRV_EAP_OUT,
+		};
+	tw_aka_server_vector_many(jobs, (size_t)n);
+	if (n > 1)
+		tw_srv_count(&w->ctr, TW_C_AKA_BATCHED, (uint64_t)n);
+	for (int k = 0; k < n; k++) {
+		struct tw_srv_park *pk = &w->park[k];
+		size_t len;
+
+		tw_wipe(&pk->v, sizeof(pk->v));
+		w->cur_pend = -1;
+		len = converse_end(&pk->r, pk->s, pk->first, jobs[k].rc, pk->out,
+				   jobs[k].out_len);
+		if (pk->tx >= 0)
+			w->tx_iov[pk->tx].iov_len = len;
+		if (len > 0 && w->cur_pend >= 0) {
+			w->pend[w->cur_pend].tx = pk->tx;
+			w->pend[w->cur_pend].e = pk->e;
+		} else if (len > 0) {
+			tw_srv_dup_done(&w->dup, pk->e, pk->r.reply, len, now_ms);
+		} else {
+			tw_srv_dup_forget(&w->dup, pk->e);
+		}
+	}
+	w->n_park = 0;
+}
+
 /* ---- the worker thread ------------------------------------------------------ */
 
 int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx, int fd)
@@ -929,6 +994,12 @@ void *tw_srv_worker_run(void *arg)
 	const char *nb = getenv("TWAG_NO_SIGN_BATCH"); /* diagnostics: sign one by one */
 
 	w->defer_sign = nb == NULL || nb[0] == '\0' || nb[0] == '0';
+	/* the challenges of a batch built together: with the batch signing
+	 * (TWAG_NO_AKA_LANES=1 builds each on its own, for comparison) */
+	const char *nl = getenv("TWAG_NO_AKA_LANES");
+
+	w->park_ok = w->defer_sign && (nl == NULL || nl[0] == '\0' || nl[0] == '0');
+	w->n_park = 0;
 	int used = TW_SRV_BATCH; /* receive slots the last batch filled */
 
 	w->n_pend = 0;
@@ -983,10 +1054,13 @@ void *tw_srv_worker_run(void *arg)
 				continue;
 			}
 			w->cur_pend = -1;
+			w->parked_now = false;
 			len = tw_srv_handle(w, w->rx_buf[i], w->rx[i].msg_len,
 					    (const struct sockaddr *)&w->rx_addr[i], w->tx_buf[m],
 					    now);
-			if (len == 0)
+			if (w->parked_now)
+				w->park[w->n_park - 1].tx = m; /* its reply: this slot, later */
+			else if (len == 0)
 				continue;
 			if (w->cur_pend >= 0)
 				w->pend[w->cur_pend].tx = m;
@@ -1007,11 +1081,14 @@ void *tw_srv_worker_run(void *arg)
 			}
 			m++;
 		}
-		if (w->n_pend > 0) {
+		if (w->n_park > 0)
+			finish_parked(w, now);
+		if (w->n_pend > 0 || m > 0) {
 			int k = 0;
 
-			sign_batch(w, now);
-			for (int j = 0; j < m; j++) /* leave out what could not be signed */
+			if (w->n_pend > 0)
+				sign_batch(w, now);
+			for (int j = 0; j < m; j++) /* leave out what could not be signed or built */
 				if (w->tx_iov[j].iov_len > 0) {
 					if (k != j) {
 						w->tx[k] = w->tx[j];

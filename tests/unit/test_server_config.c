@@ -524,7 +524,7 @@ static void test_metrics(void)
 		"twag_resyncs_total", "twag_resyncs_refused_total", "twag_store_vectors_total",
 		"twag_store_errors_total", "twag_sessions_evicted_total",
 		"twag_sessions_expired_total", "twag_store_identity_rows_written_total",
-		"twag_store_identity_table_full_total",
+		"twag_store_identity_table_full_total", "twag_aka_batched_challenges_total",
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
