@@ -181,6 +181,94 @@ S_TARGET static void x16_words_avx512(uint32_t st[8][TW_SHA256_X16],
 		w[k] = _mm512_loadu_si512(words[k]);
 	sha16_core(st, w, live);
 }
+
+/* RFC 2104 §2 steps (1)-(2) for 32-octet keys, in registers: K0 ^ ipad
+ * is the key's eight words (gathered from the lanes, byte-swapped) and
+ * eight words of 0x36363636; K0 ^ opad the same with 0x5c. */
+S_TARGET static void x16_key32_avx512(uint32_t ist[8][TW_SHA256_X16],
+				      uint32_t ost[8][TW_SHA256_X16],
+				      const uint8_t *const key[TW_SHA256_X16], uint16_t live)
+{
+	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
+	const __m512i ipad = _mm512_set1_epi32(0x36363636), flip = _mm512_set1_epi32(0x36363636 ^ 0x5c5c5c5c);
+	const uint8_t *q[TW_SHA256_X16];
+	__m512i kw[8], w[16];
+
+	for (unsigned j = 0; j < TW_SHA256_X16; j++)
+		q[j] = (live >> j) & 1 ? key[j] : zero_block;
+	__m512i plo = _mm512_loadu_si512((const void *)q);
+	__m512i phi = _mm512_loadu_si512((const void *)(q + 8));
+
+	for (int k = 0; k < 8; k++) {
+		__m512i off = _mm512_set1_epi64(4 * k);
+		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
+		__m256i hi = _mm512_i64gather_epi32(_mm512_add_epi64(phi, off), NULL, 1);
+
+		kw[k] = _mm512_xor_si512(_mm512_shuffle_epi8(_mm512_inserti64x4(
+						     _mm512_castsi256_si512(lo), hi, 1), bswap), ipad);
+	}
+	for (int k = 0; k < 16; k++)
+		w[k] = k < 8 ? kw[k] : ipad;
+	sha16_core(ist, w, live);
+	for (int k = 0; k < 16; k++)
+		w[k] = _mm512_xor_si512(k < 8 ? kw[k] : ipad, flip);
+	sha16_core(ost, w, live);
+	tw_wipe(kw, sizeof(kw));
+}
+
+/*
+ * RFC 2104 §2 steps (5)-(7) in registers: the outer block's words are the
+ * inner chaining values (W0..W7), 0x80000000, zeros and the bit length of
+ * 64 + 32 octets (FIPS 180-4 §5.1.1); then each live lane's digest
+ * written big-endian to out[j]: the 8 x 16 state transposed to sixteen
+ * 32-octet rows in registers (two rounds of unpacks, then 128-bit parts).
+ */
+S_TARGET static void x16_outer_avx512(uint32_t st[8][TW_SHA256_X16],
+				      const uint32_t inner[8][TW_SHA256_X16],
+				      uint8_t *const out[TW_SHA256_X16], uint16_t live)
+{
+	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
+	__m512i w[16], r[8], t[8], u[8];
+
+	for (int k = 0; k < 8; k++)
+		w[k] = _mm512_loadu_si512(inner[k]);
+	w[8] = _mm512_set1_epi32((int)0x80000000u);
+	for (int k = 9; k < 15; k++)
+		w[k] = _mm512_setzero_si512();
+	w[15] = _mm512_set1_epi32((64 + 32) * 8);
+	sha16_core(st, w, live);
+	for (int i = 0; i < 8; i++)
+		r[i] = _mm512_shuffle_epi8(_mm512_loadu_si512(st[i]), bswap);
+	/* in each 128-bit part q (lanes 4q..4q+3): t[2i] = words 2i, 2i+1 of
+	 * lanes 4q, 4q+1; t[2i+1] the same of lanes 4q+2, 4q+3 */
+	for (int i = 0; i < 4; i++) {
+		t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+		t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+	}
+	/* u[m] (m = 0..3): words 0..3 of lane 4q+m; u[4+m]: words 4..7 */
+	for (int h = 0; h < 2; h++) {
+		u[4 * h + 0] = _mm512_unpacklo_epi64(t[4 * h + 0], t[4 * h + 2]);
+		u[4 * h + 1] = _mm512_unpackhi_epi64(t[4 * h + 0], t[4 * h + 2]);
+		u[4 * h + 2] = _mm512_unpacklo_epi64(t[4 * h + 1], t[4 * h + 3]);
+		u[4 * h + 3] = _mm512_unpackhi_epi64(t[4 * h + 1], t[4 * h + 3]);
+	}
+#define OUT_PART(q)                                                                   \
+	for (int m = 0; m < 4; m++)                                                   \
+		if ((live >> (4 * (q) + m)) & 1) {                                    \
+			_mm_storeu_si128((__m128i *)out[4 * (q) + m],                 \
+					 _mm512_extracti32x4_epi32(u[m], q));         \
+			_mm_storeu_si128((__m128i *)(out[4 * (q) + m] + 16),          \
+					 _mm512_extracti32x4_epi32(u[4 + m], q));     \
+		}
+	OUT_PART(0)
+	OUT_PART(1)
+	OUT_PART(2)
+	OUT_PART(3)
+#undef OUT_PART
+	tw_wipe(r, sizeof(r));
+	tw_wipe(t, sizeof(t));
+	tw_wipe(u, sizeof(u));
+}
 #endif
 
 void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16], const uint8_t *const p[TW_SHA256_X16],
@@ -246,6 +334,15 @@ void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
 	 * out directly as the lanes' message words */
 	if (key_len > 64)
 		key_len = 64;
+#if defined(__x86_64__)
+	if (key_len == 32 && tw_cpu_has(TW_CPU_AVX512)) {
+		for (int i = 0; i < 8; i++)
+			for (unsigned j = 0; j < TW_SHA256_X16; j++)
+				k->ist[i][j] = k->ost[i][j] = tw_sha256_iv[i];
+		x16_key32_avx512(k->ist, k->ost, key, live);
+		return;
+	}
+#endif
 	memset(kb, 0, sizeof(kb));
 	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
 		if ((live >> j) & 1)
@@ -292,6 +389,16 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 		}
 		tw_sha256_x16_blocks(st, p, m);
 	}
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512)) {
+		memcpy(w, k->ost, sizeof(k->ost));
+		x16_outer_avx512((uint32_t(*)[TW_SHA256_X16])w, (const uint32_t(*)[TW_SHA256_X16])st,
+				 out, live);
+		tw_wipe(st, sizeof(st));
+		tw_wipe(w, 8 * sizeof(w[0]));
+		return;
+	}
+#endif
 	/* steps (5)-(7): the outer block is the inner digest (its words are
 	 * the chaining value as it stands), 0x80 and the bit length of
 	 * 64 + 32 octets (FIPS 180-4 §5.1.1) */
