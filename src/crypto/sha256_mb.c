@@ -213,7 +213,10 @@ S_TARGET static void x16_key32_avx512(uint32_t ist[8][TW_SHA256_X16],
 	for (int k = 0; k < 16; k++)
 		w[k] = _mm512_xor_si512(k < 8 ? kw[k] : ipad, flip);
 	sha16_core(ost, w, live);
-	tw_wipe(kw, sizeof(kw));
+	for (int k = 0; k < 8; k++) {
+		kw[k] = _mm512_setzero_si512();
+		__asm__ volatile("" : : "v"(kw[k]));
+	}
 }
 
 /*
@@ -265,9 +268,13 @@ S_TARGET static void x16_outer_avx512(uint32_t st[8][TW_SHA256_X16],
 	OUT_PART(2)
 	OUT_PART(3)
 #undef OUT_PART
-	tw_wipe(r, sizeof(r));
-	tw_wipe(t, sizeof(t));
-	tw_wipe(u, sizeof(u));
+	/* the digests (key material) cleared where they are, in registers:
+	 * taking the arrays' addresses to wipe them would put them on the
+	 * stack first */
+	for (int i = 0; i < 8; i++) {
+		r[i] = t[i] = u[i] = _mm512_setzero_si512();
+		__asm__ volatile("" : : "v"(r[i]), "v"(t[i]), "v"(u[i]));
+	}
 }
 #endif
 
