@@ -114,6 +114,7 @@ struct tw_aka_server_vec_job {
 	size_t max;
 	size_t out_len; /* out */
 	int rc;         /* out: what tw_aka_server_vector() returns */
+	bool batched;   /* out: keys and AT_MAC computed in lanes with others */
 };
 
 /*
@@ -121,8 +122,10 @@ struct tw_aka_server_vec_job {
  * keys and states as n single calls. EAP-AKA' sessions of one network
  * name go sixteen at a time through lockstep lanes: CK'/IK', PRF' and the
  * challenges' AT_MACs run every HMAC of the chain for all of them at once
- * (AVX-512; without it one after another). A session named twice is
- * answered by the single call for the second (TW_ERR_STATE).
+ * (AVX-512, from enough sessions for the lanes to pay: see
+ * tw_sha256_x16_worth in src/crypto/sha_internal.h; else one after
+ * another). A session named twice is answered by the single call for the
+ * second (TW_ERR_STATE).
  */
 enum { TW_SHA256_LANES = 16 };
 void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n);

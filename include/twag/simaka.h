@@ -256,12 +256,6 @@ TW_MUST_CHECK int tw_simaka_mac_compute(struct tw_simaka_mac_ctx *ctx,
 					size_t extra_len);
 
 /*
- * Verifies the AT_MAC of a decoded message in constant time (tw_ct_eq)
- * over m->pkt[0..m->pkt_len) | extra. Returns TW_OK, or TW_ERR_AUTH when
- * AT_MAC is absent or does not match, TW_ERR_INVAL when the context's method
- * is not the message's.
- */
-/*
  * Fills the AT_MAC of n finished messages, each with its MAC value zero at
  * mac_val_off[i] and no extra data (EAP-AKA/AKA' challenges): as
  * tw_simaka_mac_compute(ctx[i], pkt[i] + mac_val_off[i], pkt[i], len[i],
@@ -272,6 +266,12 @@ void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *cons
 			     const size_t *len, const size_t *mac_val_off, int *rc,
 			     size_t n);
 
+/*
+ * Verifies the AT_MAC of a decoded message in constant time (tw_ct_eq)
+ * over m->pkt[0..m->pkt_len) | extra. Returns TW_OK, or TW_ERR_AUTH when
+ * AT_MAC is absent or does not match, TW_ERR_INVAL when the context's method
+ * is not the message's.
+ */
 TW_MUST_CHECK int tw_simaka_mac_verify(struct tw_simaka_mac_ctx *ctx,
 				       const struct tw_simaka_msg *m,
 				       const uint8_t *extra, size_t extra_len);

@@ -284,15 +284,30 @@ static void aka_prime_lanes(struct aka_prime_lanes *l, struct tw_eap_aka_prime_j
 	}
 }
 
+/* A group of jobs that passed the checks: in lanes when there are enough
+ * of them, else one by one. True when the lanes ran. */
+static bool aka_prime_group(struct aka_prime_lanes *l, struct tw_eap_aka_prime_job *const *jobs,
+			    unsigned n, const uint8_t *net_name, size_t net_name_len)
+{
+	if (tw_sha256_x16_worth(n)) {
+		aka_prime_lanes(l, jobs, n, net_name, net_name_len);
+		return true;
+	}
+	for (unsigned k = 0; k < n; k++)
+		aka_prime_one(jobs[k], net_name, net_name_len);
+	return false;
+}
+
 void tw_eap_aka_prime_derive_many(struct tw_eap_aka_prime_job *jobs, size_t n,
 				  const uint8_t *net_name, size_t net_name_len)
 {
 	struct tw_eap_aka_prime_job *lane[TW_SHA256_X16];
 	struct aka_prime_lanes l;
 	unsigned used = 0;
+	bool lanes_used = false;
 	/* the lanes take the usual shapes; anything else goes the scalar way
 	 * (which also reports the errors) */
-	bool lanes_ok = n > 1 && net_name != NULL && net_name_len != 0 &&
+	bool lanes_ok = tw_sha256_x16_worth(n) && net_name != NULL && net_name_len != 0 &&
 			11 + net_name_len + 9 <= 64;
 
 	if (jobs == NULL)
@@ -308,15 +323,13 @@ void tw_eap_aka_prime_derive_many(struct tw_eap_aka_prime_job *jobs, size_t n,
 		}
 		lane[used++] = j;
 		if (used == TW_SHA256_X16) {
-			aka_prime_lanes(&l, lane, used, net_name, net_name_len);
+			lanes_used |= aka_prime_group(&l, lane, used, net_name, net_name_len);
 			used = 0;
 		}
 	}
-	if (used == 1)
-		aka_prime_one(lane[0], net_name, net_name_len);
-	else if (used > 1)
-		aka_prime_lanes(&l, lane, used, net_name, net_name_len);
-	if (n > 1) {
+	if (used > 0)
+		lanes_used |= aka_prime_group(&l, lane, used, net_name, net_name_len);
+	if (lanes_used) {
 		/* the secrets; m1 and the rest of mn hold only S (public) */
 		tw_wipe(&l.k, sizeof(l.k));
 		tw_wipe(l.key, sizeof(l.key));

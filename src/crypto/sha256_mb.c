@@ -148,7 +148,15 @@ void tw_sha256_mb(struct tw_sha256_job *jobs, size_t n)
 
 /* ---- sixteen lanes in lockstep (sha_internal.h) ------------------------- */
 
-static const uint8_t zero_block[64];
+int tw_sha256_x16_worth(size_t n)
+{
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512))
+		return n >= (tw_cpu_has(TW_CPU_SHANI | TW_CPU_SSE41) ? 8u : 3u);
+#endif
+	(void)n;
+	return 0;
+}
 
 static void column_get(uint32_t h[8], uint32_t st[8][TW_SHA256_X16], unsigned j)
 {
@@ -163,6 +171,8 @@ static void column_put(uint32_t st[8][TW_SHA256_X16], unsigned j, const uint32_t
 }
 
 #if defined(__x86_64__)
+static const uint8_t zero_block[64]; /* what idle lanes read */
+
 S_TARGET static void x16_blocks_avx512(uint32_t st[8][TW_SHA256_X16],
 				       const uint8_t *const p[TW_SHA256_X16], uint16_t live)
 {
@@ -213,10 +223,7 @@ S_TARGET static void x16_key32_avx512(uint32_t ist[8][TW_SHA256_X16],
 	for (int k = 0; k < 16; k++)
 		w[k] = _mm512_xor_si512(k < 8 ? kw[k] : ipad, flip);
 	sha16_core(ost, w, live);
-	for (int k = 0; k < 8; k++) {
-		kw[k] = _mm512_setzero_si512();
-		__asm__ volatile("" : : "v"(kw[k]));
-	}
+	tw_wipe(kw, sizeof(kw)); /* K0 ^ ipad, spilled */
 }
 
 /*
@@ -268,13 +275,11 @@ S_TARGET static void x16_outer_avx512(uint32_t st[8][TW_SHA256_X16],
 	OUT_PART(2)
 	OUT_PART(3)
 #undef OUT_PART
-	/* the digests (key material) cleared where they are, in registers:
-	 * taking the arrays' addresses to wipe them would put them on the
-	 * stack first */
-	for (int i = 0; i < 8; i++) {
-		r[i] = t[i] = u[i] = _mm512_setzero_si512();
-		__asm__ volatile("" : : "v"(r[i]), "v"(t[i]), "v"(u[i]));
-	}
+	/* the digests are key material, and these arrays are spilled to
+	 * the stack (too many registers live): wiped there */
+	tw_wipe(r, sizeof(r));
+	tw_wipe(t, sizeof(t));
+	tw_wipe(u, sizeof(u));
 }
 #endif
 

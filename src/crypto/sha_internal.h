@@ -61,11 +61,18 @@ size_t tw_sha256_pad_after_key(uint8_t *buf, size_t len, size_t max);
  */
 enum { TW_SHA256_X16 = 16 };
 
+/* Whether n jobs (of the same steps) are worth the lanes: with AVX-512,
+ * a 16-lane step costs about what 7 SHA-NI blocks or 2 portable ones do,
+ * so from 8 jobs with SHA-NI, 3 without; never without AVX-512 (the
+ * lanes then run one after another: no gain). */
+int tw_sha256_x16_worth(size_t n);
+
 /* One 64-octet block p[j] into lane j. */
 void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16],
 			  const uint8_t *const p[TW_SHA256_X16], uint16_t live);
 /* The same with the block given as its words: w[k][j] = word k (FIPS
- * 180-4 §3.1, big-endian) of lane j's block. */
+ * 180-4 §3.1, big-endian) of lane j's block. Every column of w is read
+ * (an idle lane's is not used). */
 void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
 			 const uint32_t w[16][TW_SHA256_X16], uint16_t live);
 
@@ -75,8 +82,8 @@ struct tw_hmac_sha256_x16 {
 	uint32_t ost[8][TW_SHA256_X16]; /* after K0 ^ opad */
 };
 
-/* Keys lane j with key[j] (key_len octets, at most 64, the same length in
- * every lane). */
+/* Keys lane j with key[j] (key_len octets, at most 64: a longer key is
+ * cut, not hashed as RFC 2104 would; the same length in every lane). */
 void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
 			     const uint8_t *const key[TW_SHA256_X16], size_t key_len,
 			     uint16_t live);

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "../crypto/sha_internal.h"
 #include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/eap_aka.h"
@@ -483,11 +484,18 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 		struct tw_aka_server_vec_job *J = lane[j];
 		int rc = kd[j].rc;
 
+		J->batched = rc == TW_OK;
 		if (rc == TW_OK)
 			rc = build_challenge(J->s, J->v, &kd[j], J->out, J->max, &J->out_len,
 					     &lt[m]);
 		if (rc != TW_EAP_SEND) {
-			J->rc = rc < 0 ? fail_now(J->s, J->out, J->max, &J->out_len) : rc;
+			if (rc < 0) {
+				/* nothing of a half-built challenge (identities in
+				 * the clear) stays behind the EAP-Failure */
+				tw_wipe(J->out, J->max);
+				rc = fail_now(J->s, J->out, J->max, &J->out_len);
+			}
+			J->rc = rc;
 			continue;
 		}
 		if (lt[m].encr) {
@@ -516,6 +524,19 @@ static void vector_lanes(struct tw_aka_server_vec_job *const *lane, unsigned n)
 	tw_wipe(kd, n * sizeof(kd[0]));
 }
 
+/* A group of EAP-AKA' sessions of one network name: in lanes when there
+ * are enough of them (tw_sha256_x16_worth), else one by one. */
+static void vector_group(struct tw_aka_server_vec_job *const *lane, unsigned n)
+{
+	if (tw_sha256_x16_worth(n)) {
+		vector_lanes(lane, n);
+		return;
+	}
+	for (unsigned j = 0; j < n; j++)
+		lane[j]->rc = tw_aka_server_vector(lane[j]->s, lane[j]->v, lane[j]->out,
+						   lane[j]->max, &lane[j]->out_len);
+}
+
 void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
 {
 	struct tw_aka_server_vec_job *lane[TW_SHA256_LANES];
@@ -528,6 +549,7 @@ void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
 		bool again = false;
 
 		J->out_len = 0;
+		J->batched = false;
 		if (!lane_job(J)) {
 			J->rc = tw_aka_server_vector(J->s, J->v, J->out, J->max, &J->out_len);
 			continue;
@@ -537,7 +559,7 @@ void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
 		/* a session named twice, or another network name: the lanes
 		 * taken so far go first */
 		if (used > 0 && (again || !same_network(lane[0]->s->cfg, J->s->cfg))) {
-			vector_lanes(lane, used);
+			vector_group(lane, used);
 			used = 0;
 		}
 		if (again) {
@@ -546,15 +568,12 @@ void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
 		}
 		lane[used++] = J;
 		if (used == TW_SHA256_LANES) {
-			vector_lanes(lane, used);
+			vector_group(lane, used);
 			used = 0;
 		}
 	}
-	if (used == 1)
-		lane[0]->rc = tw_aka_server_vector(lane[0]->s, lane[0]->v, lane[0]->out,
-						   lane[0]->max, &lane[0]->out_len);
-	else if (used > 1)
-		vector_lanes(lane, used);
+	if (used > 0)
+		vector_group(lane, used);
 }
 
 /* Remembers the identities sent in AT_ENCR_DATA once the peer proved it

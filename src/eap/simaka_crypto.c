@@ -177,6 +177,24 @@ static void mac_lanes(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
 	tw_wipe(full, sizeof(full));
 }
 
+/* A group of EAP-AKA' messages: in lanes when there are enough of them,
+ * else one by one. */
+static void mac_group(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
+		      const size_t *len, const size_t *off, int *rc, const size_t *idx,
+		      unsigned n)
+{
+	if (tw_sha256_x16_worth(n)) {
+		mac_lanes(ctx, pkt, len, off, idx, n);
+		return;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		size_t i = idx[j];
+
+		rc[i] = tw_simaka_mac_compute(ctx[i], pkt[i] + off[i], pkt[i], len[i], off[i],
+					      NULL, 0);
+	}
+}
+
 void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *const *pkt,
 			     const size_t *len, const size_t *mac_val_off, int *rc,
 			     size_t n)
@@ -193,7 +211,7 @@ void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *cons
 			rc[i] = TW_OK;
 			idx[used++] = i;
 			if (used == TW_SHA256_X16) {
-				mac_lanes(ctx, pkt, len, mac_val_off, idx, used);
+				mac_group(ctx, pkt, len, mac_val_off, rc, idx, used);
 				used = 0;
 			}
 			continue;
@@ -204,7 +222,7 @@ void tw_simaka_mac_fill_many(struct tw_simaka_mac_ctx *const *ctx, uint8_t *cons
 							       NULL, 0);
 	}
 	if (used > 0)
-		mac_lanes(ctx, pkt, len, mac_val_off, idx, used);
+		mac_group(ctx, pkt, len, mac_val_off, rc, idx, used);
 }
 
 /* ---- AES-128-CBC for AT_ENCR_DATA --------------------------------------- */

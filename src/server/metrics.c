@@ -117,7 +117,7 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	    "AUTS resynchronisations refused (bad MAC-S or rate limit)",
 	    m->v[TW_C_RESYNCS_REFUSED]);
 	one(&o, "twag_aka_batched_challenges_total", "counter",
-	    "EAP-AKA' challenges built together with others of their receive batch",
+	    "EAP-AKA' challenges whose keys and AT_MAC were computed in lanes with others of their receive batch",
 	    m->v[TW_C_AKA_BATCHED]);
 	one(&o, "twag_store_vectors_total", "counter",
 	    "Authentication vectors and triplet sets issued by the store",

@@ -897,11 +897,12 @@ static void finish_parked(struct tw_srv_worker *w, uint64_t now_ms)
 			.out = w->park[k].out, .max = TW_SRV_EAP_OUT,
 		};
 	tw_aka_server_vector_many(jobs, (size_t)n);
-	if (n > 1)
-		tw_srv_count(&w->ctr, TW_C_AKA_BATCHED, (uint64_t)n);
 	for (int k = 0; k < n; k++) {
 		struct tw_srv_park *pk = &w->park[k];
 		size_t len;
+
+		if (jobs[k].batched)
+			tw_srv_count(&w->ctr, TW_C_AKA_BATCHED, 1);
 
 		tw_wipe(&pk->v, sizeof(pk->v));
 		w->cur_pend = -1;

@@ -316,3 +316,27 @@ void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *
 		at += take;
 	}
 }
+
+__attribute__((noinline)) int tw_test_stack_copies(const uint8_t *pat, size_t len)
+{
+	uint8_t raw[TW_TEST_STACK_SCAN], swapped[256];
+	volatile uint8_t *buf = raw;
+	int hits = 0;
+
+	if (len == 0 || len > sizeof(swapped))
+		return 0;
+	/* the compiler is not to know what raw holds (nor to warn) */
+	__asm__ volatile("" : "+r"(buf) : : "memory");
+	for (size_t i = 0; i < len; i++)
+		swapped[i] = (i | 3) < len ? pat[(i & ~(size_t)3) + 3 - (i & 3)] : pat[i];
+	for (size_t i = 0; i + len <= TW_TEST_STACK_SCAN; i++) {
+		bool a = true, b = true;
+
+		for (size_t j = 0; j < len && (a || b); j++) {
+			a = a && buf[i + j] == pat[j];
+			b = b && buf[i + j] == swapped[j];
+		}
+		hits += a || b;
+	}
+	return hits;
+}

@@ -84,6 +84,16 @@ uint32_t tw_test_random_u32(void);
 void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *seg[4],
 		       size_t nblk[4]);
 
+/*
+ * Secrets left on the stack: how many copies of pat (len octets; also
+ * with each 32-bit word's octets reversed, as registers of words spill)
+ * lie in the STACK_SCAN octets below the caller's frame, where the
+ * functions it called just ran. Call it right after them, from the same
+ * function. Reads indeterminate memory on purpose.
+ */
+enum { TW_TEST_STACK_SCAN = 32768 };
+int tw_test_stack_copies(const uint8_t *pat, size_t len);
+
 /* Hex helper for tests: decodes a string literal, aborting on bad input. */
 size_t tw_test_hex(uint8_t *out, size_t max, const char *hex);
 

@@ -780,11 +780,48 @@ static void derive_many_check(uint32_t level, const char *level_name)
 			level_name);
 }
 
+/* tw_eap_aka_prime_derive_many leaves none of the keys it derived on the
+ * stack (tw_test_stack_copies): sixteen jobs in lanes, the MSK, K_aut and
+ * CK'|IK'-keyed chain values looked for after the call. */
+static struct tw_eap_aka_prime_job resid_jobs[16];
+static uint8_t resid_msk[16], resid_kaut[16];
+
+static __attribute__((noinline)) void derive_many_secret_call(void)
+{
+	static const uint8_t ck[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
+	static const uint8_t ik[16] = { 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28 };
+	static const uint8_t sqn[6] = { 0, 0, 0, 0, 1, 0x20 };
+	static const char id[] = "6555444333222111@wlan.mnc555.mcc444.3gppnetwork.org";
+
+	for (int j = 0; j < 16; j++)
+		resid_jobs[j] = (struct tw_eap_aka_prime_job){
+			.ck = ck, .ik = ik, .sqn_xor_ak = sqn,
+			.identity = (const uint8_t *)id, .identity_len = sizeof(id) - 1,
+		};
+	tw_eap_aka_prime_derive_many(resid_jobs, 16, (const uint8_t *)"WLAN", 4);
+	memcpy(resid_msk, resid_jobs[0].keys.msk, 16);
+	memcpy(resid_kaut, resid_jobs[0].keys.k_aut, 16);
+	tw_wipe(resid_jobs, sizeof(resid_jobs));
+}
+
+static void derive_many_no_residue(void)
+{
+	int hits;
+
+	derive_many_secret_call();
+	hits = tw_test_stack_copies(resid_msk, sizeof(resid_msk));
+	derive_many_secret_call();
+	hits += tw_test_stack_copies(resid_kaut, sizeof(resid_kaut));
+	if (!CHECK(hits == 0))
+		tw_note("tw_eap_aka_prime_derive_many: %d key copies left on the stack", hits);
+}
+
 static void derive_many(void)
 {
 	derive_many_check(UINT32_MAX, "all");
 	derive_many_check(UINT32_MAX & ~(uint32_t)TW_CPU_AVX512, "no AVX-512");
 	derive_many_check(0, "portable");
+	derive_many_no_residue();
 }
 
 void test_main(void)

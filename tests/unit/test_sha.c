@@ -392,6 +392,119 @@ static void multi_buffer(void)
 	CHECK(bad == 0);
 }
 
+/*
+ * The lockstep HMAC (sha_internal.h) against OpenSSL HMAC(): random lane
+ * masks, keys of 0..64 octets (32 takes the AVX-512 register path),
+ * messages of 1..5 padded blocks per lane; idle lanes' outputs are not
+ * written; each lane's keyed context equals tw_hmac_sha256_init's. Runs
+ * on the lanes or on their one-by-one fallback as the CPU level says.
+ */
+static void x16_hmac(void)
+{
+	static uint8_t keys[16][64], msg[16][5 * 64], out[16][32];
+	bool ok = true;
+
+	for (int it = 0; it < 200; it++) {
+		struct tw_hmac_sha256_x16 k;
+		const uint8_t *kp[16], *mp[16];
+		uint8_t *op[16];
+		size_t nb[16], len[16];
+		uint16_t live = (uint16_t)tw_test_random_u32();
+		size_t kl = it % 3 == 0 ? 32 : tw_test_random_u32() % 65;
+
+		if (it == 0)
+			live = 0xffff;
+		tw_test_random(keys, sizeof(keys));
+		memset(out, 0xee, sizeof(out));
+		for (int j = 0; j < 16; j++) {
+			len[j] = tw_test_random_u32() % (5 * 64 - 9 + 1);
+			tw_test_random(msg[j], len[j]);
+			nb[j] = tw_sha256_pad_after_key(msg[j], len[j], sizeof(msg[j]));
+			kp[j] = keys[j];
+			mp[j] = msg[j];
+			op[j] = out[j];
+		}
+		tw_hmac_sha256_x16_init(&k, kp, kl, live);
+		tw_hmac_sha256_x16_padded(&k, mp, nb, op, live);
+		for (int j = 0; j < 16; j++) {
+			uint8_t ref[32];
+			unsigned int rl = 0;
+
+			if (!((live >> j) & 1)) {
+				for (int b = 0; b < 32; b++)
+					ok &= out[j][b] == 0xee;
+				continue;
+			}
+			struct tw_hmac_sha256_ctx a, b;
+
+			HMAC(EVP_sha256(), keys[j], (int)kl, msg[j], len[j], ref, &rl);
+			ok &= rl == 32 && memcmp(out[j], ref, 32) == 0;
+			tw_hmac_sha256_x16_ctx(&k, (unsigned)j, &a);
+			tw_hmac_sha256_init(&b, keys[j], kl);
+			ok &= memcmp(a.istate, b.istate, 32) == 0 && memcmp(a.ostate, b.ostate, 32) == 0;
+		}
+	}
+	if (!CHECK(ok))
+		tw_note("lockstep HMAC differs from OpenSSL (cpu %s)", tw_cpu_level_name());
+}
+
+/*
+ * The lockstep HMAC leaves no key and no digest on the stack (its AVX-512
+ * code spills registers: the spilled copies must be wiped). Sixteen lanes
+ * keyed with the same key of 0xA5 octets, so a K0 ^ ipad register is 64
+ * octets of 0x93 (0xF9 for opad) whatever the lane order; the stack the
+ * calls used is then scanned for those and for the digest
+ * (tw_test_stack_copies).
+ */
+static uint8_t x16_digest[32];
+
+static __attribute__((noinline)) void x16_secret_calls(bool padded)
+{
+	struct tw_hmac_sha256_x16 k;
+	const uint8_t *key[16], *blk[16];
+	uint8_t *out[16], kk[32], m[64], o[16][32];
+	size_t nb[16];
+
+	memset(kk, 0xA5, sizeof(kk));
+	memset(m, 0, sizeof(m));
+	(void)tw_sha256_pad_after_key(m, 10, sizeof(m));
+	for (int j = 0; j < 16; j++) {
+		key[j] = kk;
+		blk[j] = m;
+		nb[j] = 1;
+		out[j] = o[j];
+	}
+	tw_hmac_sha256_x16_init(&k, key, 32, 0xffff);
+	if (padded) {
+		tw_hmac_sha256_x16_padded(&k, blk, nb, out, 0xffff);
+		memcpy(x16_digest, o[0], 32);
+	}
+	tw_wipe(&k, sizeof(k));
+	tw_wipe(kk, sizeof(kk));
+	tw_wipe(o, sizeof(o));
+}
+
+static void x16_no_stack_residue(void)
+{
+	int hits;
+
+	uint8_t ipad[64], opad[64];
+
+	memset(ipad, 0x93, sizeof(ipad)); /* 0xA5 ^ 0x36 */
+	memset(opad, 0xf9, sizeof(opad)); /* 0xA5 ^ 0x5c */
+	/* the keying alone, then with a message (which reuses that stack) */
+	x16_secret_calls(false);
+	hits = tw_test_stack_copies(ipad, sizeof(ipad));
+	x16_secret_calls(false);
+	hits += tw_test_stack_copies(opad, sizeof(opad));
+	x16_secret_calls(true);
+	hits += tw_test_stack_copies(ipad, sizeof(ipad));
+	x16_secret_calls(true);
+	hits += tw_test_stack_copies(x16_digest, 16);
+	if (!CHECK(hits == 0))
+		tw_note("lockstep HMAC: %d copies of a key or digest left on the stack", hits);
+}
+
 void test_main(void)
 {
 	CHECK(tv_run_file("sha.vec", sha_case) >= 10);
@@ -400,4 +513,6 @@ void test_main(void)
 	cross_hmac();
 	portable_vs_shani();
 	multi_buffer();
+	x16_hmac();
+	x16_no_stack_residue();
 }
