@@ -346,6 +346,40 @@ def all_stopped(pid):
         return False
 
 
+def aka_prime_challenge_ok(usim, identity, eap):
+    """An EAP-Request/AKA'-Challenge checked here, independently of twag:
+    AUTN against the USIM's Milenage (TS 33.102 §6.3.3), CK'|IK' =
+    HMAC-SHA-256(CK|IK, 0x20 | name | len | SQN^AK | 0x0006) (TS 33.402
+    A.2), K_aut from PRF'(IK'|CK', "EAP-AKA'" | identity) (RFC 9048 §3.3)
+    and AT_MAC = HMAC-SHA-256-128(K_aut, packet, MAC zero) (§3.4.1)."""
+    if len(eap) < 8 or eap[0] != 1 or eap[4] != 50 or eap[5] != 1:
+        return False
+    at, off = {}, 8
+    while off + 2 <= len(eap):
+        n = eap[off + 1] * 4
+        if n == 0 or off + n > len(eap):
+            return False
+        at[eap[off]] = (off, eap[off:off + n])
+        off += n
+    if not all(t in at for t in (1, 2, 11, 23)):  # RAND, AUTN, MAC, KDF_INPUT
+        return False
+    rand_, autn = at[1][1][4:20], at[2][1][4:20]
+    name = at[23][1][4:4 + struct.unpack("!H", at[23][1][2:4])[0]]
+    mac_off = at[11][0] + 4
+    m = usim.m
+    _, ck, ik, ak = m.f2345(rand_)
+    if m.f1(rand_, T.xor(autn[:6], ak), autn[6:8])[0] != autn[8:16]:
+        return False
+    s = b"\x20" + name + struct.pack("!H", len(name)) + autn[:6] + b"\x00\x06"
+    ckik = T.hmac.new(ck + ik, s, T.hashlib.sha256).digest()
+    key, seed, t, mk, i = ckik[16:] + ckik[:16], b"EAP-AKA'" + identity, b"", b"", 1
+    while len(mk) < 48:
+        t = T.hmac.new(key, t + seed + bytes([i]), T.hashlib.sha256).digest()
+        mk, i = mk + t, i + 1
+    zeroed = eap[:mac_off] + bytes(16) + eap[mac_off + 16:]
+    return T.hmac.new(mk[16:48], zeroed, T.hashlib.sha256).digest()[:16] == eap[mac_off:mac_off + 16]
+
+
 def burst_case(work):
     """One receive batch of 40 new EAP requests (twagd stopped while they
     queue, one worker, --dup-cache 16: more new requests than cache entries
@@ -355,17 +389,20 @@ def burst_case(work):
     another request's. twagd checks and signs a batch's RADIUS
     authenticators together (docs/twagd.md)."""
     db = os.path.join(work, "burst.db")
-    imsi, _ = T.new_usim(db)
+    imsi, usim = T.new_usim(db)
     d = T.Twagd(work, db, secret=SEC, threads=1, extra=["--dup-cache", "16"])
     d.log = os.path.join(work, "twagd-burst.log")
     if not R.check(d.start(), "twagd --threads 1 --dup-cache 16 starts", d.log_text()):
         return
     c = T.RadiusClient(("127.0.0.1", d.port), SEC)
+    mx0 = d.metrics()
     reqs = {}
     for i in range(40):
         auth = os.urandom(16)
+        # requests 5 and 6 come from one station: 6 replaces 5's session
+        # while 5 waits for the batch's challenges to be built
         pkt = T.build_request(SEC, T.ACCESS_REQUEST, i, auth,
-                              identity_attrs(T.nai(6, imsi), T.station_id(200 + i)))
+                              identity_attrs(T.nai(6, imsi), T.station_id(200 + (5 if i == 6 else i))))
         reqs[i] = pkt
     os.kill(d.proc.pid, signal.SIGSTOP)
     # SIGSTOP takes effect asynchronously: wait until every thread is
@@ -388,6 +425,19 @@ def burst_case(work):
     R.check(len(first) == 40, f"a reply to each of 40 requests in one batch ({len(first)})")
     bad = [i for i, r in first.items() if T.check_reply(SEC, reqs[i][4:20], r)]
     R.check(not bad, "each reply signed for its own request", bad[:5])
+    # the AKA'-Challenges of one batch are built together (with AVX-512 in
+    # lockstep lanes): each one's AUTN and AT_MAC checked here
+    ident = T.nai(6, imsi).encode()
+    badmac = [i for i, r in first.items()
+              if r[0] != T.ACCESS_CHALLENGE or
+              not aka_prime_challenge_ok(usim, ident, T.eap_join(T.parse_attrs(r) or []))]
+    R.check(len(first) == 40 and not badmac,
+            f"each AKA'-Challenge of the burst has a valid AUTN and AT_MAC (bad {badmac[:5]})")
+    mx1 = d.metrics()
+    lanes = T.twag("cpu").stdout.startswith("level=avx512")
+    nb = T.mdelta(mx0, mx1, "twag_aka_batched_challenges_total")
+    R.check(nb >= 8 if lanes else nb == 0,
+            f"challenges computed in lanes: {nb} ({'AVX-512' if lanes else 'no AVX-512: none'})")
     # retransmissions (RFC 5080 §2.2.2): cached or fresh, never another's
     # newest first: a miss takes over the oldest entry, so the cached ones
     # (the last 16 or so) are asked for before any miss can push them out
