@@ -213,6 +213,11 @@ struct tw_radius_builder {
 	size_t max, len;
 	int err;
 	size_t msg_auth_off;   /* value offset of Message-Authenticator, 0: none */
+	/* MS-MPPE keys put by tw_radius_add_mppe_keys_later, still in the
+	 * clear: the offsets of their Salt fields (the finish calls encrypt
+	 * them before anything else) */
+	size_t mppe_off[2];
+	unsigned mppe_n;
 };
 
 /*
@@ -260,6 +265,18 @@ void tw_radius_add_mppe_keys_ctx(struct tw_radius_builder *b,
 				 const struct tw_radius_secret *s,
 				 const uint8_t req_auth[static 16],
 				 const uint8_t msk[static 64], uint16_t salt_seed);
+
+/*
+ * The same attributes with their encryption left to the finish call
+ * (tw_radius_finish_response(_ctx) or, for a batch of replies,
+ * tw_radius_finish_responses_ctx, where every key's three chained MD5s
+ * run side by side with the others'): the octets sent are the same as
+ * tw_radius_add_mppe_keys_ctx's with the header's (request)
+ * authenticator. Until then the keys are in the clear in the buffer; a
+ * finish call on a builder in error wipes them. Once per reply.
+ */
+void tw_radius_add_mppe_keys_later(struct tw_radius_builder *b,
+				   const uint8_t msk[static 64], uint16_t salt_seed);
 
 /*
  * Client side: decrypts one MS-MPPE-*-Key value (salt | ciphertext, as

@@ -409,6 +409,7 @@ void tw_radius_build_init(struct tw_radius_builder *b, uint8_t *buf, size_t max,
 	b->len = 0;
 	b->err = TW_OK;
 	b->msg_auth_off = 0;
+	b->mppe_n = 0;
 	if (buf == NULL || authenticator == NULL) {
 		b->max = 0;
 		fail(b, TW_ERR_INVAL);
@@ -526,40 +527,58 @@ static void mppe_crypt(uint8_t *out, const uint8_t *in, size_t len, bool decrypt
 	tw_wipe(&m, sizeof(m));
 }
 
-/* One MS-MPPE-*-Key Vendor-Specific attribute (RFC 2548 §2.4.2, §2.4.3). */
-static void add_mppe_key(struct tw_radius_builder *b, uint8_t vendor_type,
-			 const struct key *k, const uint8_t req_auth[static 16],
-			 const uint8_t key[static 32], uint16_t salt)
+/* One MS-MPPE-*-Key Vendor-Specific attribute (RFC 2548 §2.4.2, §2.4.3)
+ * with its String in the clear: p = key length (32) | key | zeros to 48.
+ * Returns where the Salt is (the String follows), NULL on error. */
+static uint8_t *put_mppe_plain(struct tw_radius_builder *b, uint8_t vendor_type,
+			       const uint8_t key[static 32], uint16_t salt)
 {
-	uint8_t plain[MPPE_PLAIN_LEN];
 	uint8_t *v = put_attr(b, TW_RADIUS_VENDOR_SPECIFIC,
 			      4 + 2 + TW_RADIUS_MPPE_ATTR_LEN);
 
 	if (v == NULL)
-		return;
+		return NULL;
 	/* RFC 2865 §5.26: Vendor-Id; RFC 2548 §2.4.2: Vendor-Type,
 	 * Vendor-Length (Vendor-Type + Vendor-Length + Salt + String), Salt. */
 	tw_store_be32(v, TW_RADIUS_VENDOR_MICROSOFT);
 	v[4] = vendor_type;
 	v[5] = (uint8_t)(2 + TW_RADIUS_MPPE_ATTR_LEN);
 	tw_store_be16(v + 6, salt);
-	plain[0] = TW_RADIUS_MPPE_KEY_LEN;
-	memcpy(plain + 1, key, TW_RADIUS_MPPE_KEY_LEN);
-	memset(plain + 1 + TW_RADIUS_MPPE_KEY_LEN, 0,
-	       MPPE_PLAIN_LEN - 1 - TW_RADIUS_MPPE_KEY_LEN);
-	mppe_crypt(v + 8, plain, MPPE_PLAIN_LEN, false, k, req_auth, v + 6);
-	tw_wipe(plain, sizeof(plain));
+	v[8] = TW_RADIUS_MPPE_KEY_LEN;
+	memcpy(v + 9, key, TW_RADIUS_MPPE_KEY_LEN);
+	memset(v + 9 + TW_RADIUS_MPPE_KEY_LEN, 0, MPPE_PLAIN_LEN - 1 - TW_RADIUS_MPPE_KEY_LEN);
+	return v + 6;
+}
+
+static void add_mppe_key(struct tw_radius_builder *b, uint8_t vendor_type,
+			 const struct key *k, const uint8_t req_auth[static 16],
+			 const uint8_t key[static 32], uint16_t salt)
+{
+	uint8_t *sv = put_mppe_plain(b, vendor_type, key, salt);
+
+	if (sv != NULL)
+		mppe_crypt(sv + MPPE_SALT_LEN, sv + MPPE_SALT_LEN, MPPE_PLAIN_LEN, false, k,
+			   req_auth, sv);
+}
+
+/* The salts of the two keys (RFC 2548 §2.4.2: the most significant bit
+ * set, unique within the packet: seed and seed + 1 always differ in their
+ * low bit). */
+static uint16_t recv_salt_of(uint16_t seed)
+{
+	return (uint16_t)(seed | 0x8000);
+}
+
+static uint16_t send_salt_of(uint16_t seed)
+{
+	return (uint16_t)((uint16_t)(seed + 1) | 0x8000);
 }
 
 static void add_mppe_keys(struct tw_radius_builder *b, const struct key *k,
 			  const uint8_t req_auth[static 16], const uint8_t msk[static 64],
 			  uint16_t salt_seed)
 {
-	/* RFC 2548 §2.4.2: the salt's most significant bit MUST be set and
-	 * each salt MUST be unique within the packet: seed and seed + 1
-	 * always differ in their low bit. */
-	uint16_t recv_salt = (uint16_t)(salt_seed | 0x8000);
-	uint16_t send_salt = (uint16_t)((uint16_t)(salt_seed + 1) | 0x8000);
+	uint16_t recv_salt = recv_salt_of(salt_seed), send_salt = send_salt_of(salt_seed);
 
 	/* RFC 5247 §3 / RFC 3748 convention: Recv-Key = MSK[0..31],
 	 * Send-Key = MSK[32..63]. */
@@ -600,6 +619,41 @@ void tw_radius_add_mppe_keys_ctx(struct tw_radius_builder *b,
 	}
 	k = key_of(s);
 	add_mppe_keys(b, &k, req_auth, msk, salt_seed);
+}
+
+void tw_radius_add_mppe_keys_later(struct tw_radius_builder *b,
+				   const uint8_t msk[static 64], uint16_t salt_seed)
+{
+	uint8_t *r, *t;
+
+	if (b->err != TW_OK)
+		return;
+	if (msk == NULL || b->mppe_n != 0) {
+		fail(b, TW_ERR_INVAL);
+		return;
+	}
+	/* RFC 5247 §3: Recv-Key = MSK[0..31], Send-Key = MSK[32..63] */
+	r = put_mppe_plain(b, TW_RADIUS_MS_MPPE_RECV_KEY, msk, recv_salt_of(salt_seed));
+	t = r != NULL ? put_mppe_plain(b, TW_RADIUS_MS_MPPE_SEND_KEY, msk + 32,
+				       send_salt_of(salt_seed))
+		      : NULL;
+	if (r != NULL)
+		b->mppe_off[b->mppe_n++] = (size_t)(r - b->buf);
+	if (t != NULL)
+		b->mppe_off[b->mppe_n++] = (size_t)(t - b->buf);
+}
+
+/* The keys of tw_radius_add_mppe_keys_later, encrypted one by one with
+ * the header's authenticator. */
+static void mppe_pending(struct tw_radius_builder *b, const struct key *k)
+{
+	for (unsigned i = 0; i < b->mppe_n; i++) {
+		uint8_t *sv = b->buf + b->mppe_off[i];
+
+		mppe_crypt(sv + MPPE_SALT_LEN, sv + MPPE_SALT_LEN, MPPE_PLAIN_LEN, false, k,
+			   b->buf + 4, sv);
+	}
+	b->mppe_n = 0;
 }
 
 static int mppe_decrypt(const uint8_t *val, size_t len, const struct key *k,
@@ -755,10 +809,13 @@ static int finish_common(struct tw_radius_builder *b, bool key_ok, size_t *out_l
 {
 	if (b == NULL || out_len == NULL)
 		return TW_ERR_INVAL;
-	if (b->err != TW_OK)
-		return b->err;
-	if (!key_ok) {
+	if (b->err == TW_OK && !key_ok)
 		fail(b, TW_ERR_INVAL);
+	if (b->err != TW_OK) {
+		/* never leave keys in the clear in a reply that is not sent */
+		for (unsigned i = 0; i < b->mppe_n; i++)
+			tw_wipe(b->buf + b->mppe_off[i] + MPPE_SALT_LEN, MPPE_PLAIN_LEN);
+		b->mppe_n = 0;
 		return b->err;
 	}
 	tw_store_be16(b->buf + 2, (uint16_t)b->len);
@@ -771,6 +828,7 @@ static int finish_response(struct tw_radius_builder *b, const struct key *k,
 	uint8_t req_auth[16];
 
 	/* The header still holds the request's authenticator (see _init). */
+	mppe_pending(b, k);
 	memcpy(req_auth, b->buf + 4, TW_RADIUS_AUTH_LEN);
 	if (b->msg_auth_off != 0) {
 		/* RFC 3579 §3.2: computed with the Request Authenticator in
@@ -789,6 +847,7 @@ static int finish_response(struct tw_radius_builder *b, const struct key *k,
 static int finish_request(struct tw_radius_builder *b, const struct key *k,
 			  size_t *out_len)
 {
+	mppe_pending(b, k); /* not for requests, but never in the clear */
 	if (b->msg_auth_off != 0)
 		msg_auth_compute(b->buf + b->msg_auth_off, b->buf, b->len,
 				 b->buf + 4, b->msg_auth_off, k);
@@ -906,6 +965,60 @@ static void hmac_md5_mb(struct tw_md5_job *mj, size_t n, const struct tw_radius_
 		job_out(&mj[k], mac[k]);
 }
 
+/*
+ * RFC 2548 §2.4.2 for the keys of tw_radius_add_mppe_keys_later in the
+ * jobs ok[0..nok): b(1) = MD5(S | R | A), b(i) = MD5(S | c(i-1)), c(i) =
+ * p(i) ^ b(i) (R: the header's request authenticator, A: the Salt). Every
+ * key's chain advances one step per multi-buffer call, FIN_CHUNK keys at
+ * a time. mj and tail are the caller's scratch (FIN_CHUNK entries).
+ */
+static void mppe_chunk(struct tw_radius_finish_job *jobs, const size_t *ok, size_t nok,
+		       struct tw_md5_job *mj, uint8_t (*tail)[FIN_TAIL])
+{
+	uint8_t *sv[FIN_CHUNK], sfx[FIN_CHUNK][TW_RADIUS_AUTH_LEN + MPPE_SALT_LEN], bi[16];
+	const struct tw_radius_secret *key[FIN_CHUNK];
+	struct tw_md5_ctx iv;
+	size_t m = 0;
+
+	tw_md5_init(&iv);
+	for (size_t k = 0; k <= nok; k++) {
+		struct tw_radius_builder *b = k < nok ? jobs[ok[k]].b : NULL;
+
+		for (unsigned i = 0; b != NULL && i < b->mppe_n; i++) {
+			sv[m] = b->buf + b->mppe_off[i];
+			key[m] = jobs[ok[k]].s;
+			memcpy(sfx[m], b->buf + 4, TW_RADIUS_AUTH_LEN);
+			memcpy(sfx[m] + TW_RADIUS_AUTH_LEN, sv[m], MPPE_SALT_LEN);
+			m++;
+		}
+		if (b != NULL)
+			b->mppe_n = 0;
+		/* a full group (room for one more reply's two keys kept), or
+		 * the end */
+		if (m == 0 || (k < nok && m + 2 <= FIN_CHUNK))
+			continue;
+		for (size_t r = 0; r < MPPE_PLAIN_LEN / 16; r++) {
+			for (size_t j = 0; j < m; j++) {
+				const uint8_t *x = r == 0 ? sfx[j] : sv[j] + MPPE_SALT_LEN + 16 * (r - 1);
+
+				job_msg(&mj[j], iv.h, key[j]->secret, key[j]->len, 0, x,
+					r == 0 ? sizeof(sfx[j]) : 16, tail[j]);
+			}
+			tw_md5_mb(mj, m);
+			for (size_t j = 0; j < m; j++) {
+				uint8_t *c = sv[j] + MPPE_SALT_LEN + 16 * r;
+
+				job_out(&mj[j], bi);
+				tw_xor(c, c, bi, 16);
+			}
+		}
+		tw_wipe(tail, m * sizeof(tail[0]));
+		tw_wipe(mj, m * sizeof(mj[0]));
+		m = 0;
+	}
+	tw_wipe(bi, sizeof(bi));
+}
+
 static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n, bool response)
 {
 	struct tw_md5_job mj[FIN_CHUNK];
@@ -925,6 +1038,7 @@ static void finish_chunk(struct tw_radius_finish_job *jobs, size_t n, bool respo
 		if (f->b->msg_auth_off != 0)
 			with_ma[nma++] = i;
 	}
+	mppe_chunk(jobs, ok, nok, mj, tail);
 	/* RFC 3579 §3.2 with the Request Authenticator still in the header
 	 * and the value zeroed (as built): inner hashes, then outer ones */
 	for (size_t k = 0; k < nma; k++) {

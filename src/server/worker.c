@@ -470,8 +470,9 @@ static size_t reply_accept(struct tw_srv_req *r, struct tw_srv_session *s, const
 	tw_radius_build_init(&b, r->reply, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCESS_ACCEPT,
 			     r->p->id, r->p->authenticator, true);
 	tw_radius_add_eap(&b, eap, eap_len);
-	tw_radius_add_mppe_keys_ctx(&b, &r->client->key, r->p->authenticator, k.msk,
-				    tw_load_be16(rb));
+	/* salt-encrypted when the reply is finished: with the batch's others
+	 * (sign_batch), or on its own */
+	tw_radius_add_mppe_keys_later(&b, k.msk, tw_load_be16(rb));
 	if (ident_len > 0 && ident_len <= TW_RADIUS_ATTR_MAX_VALUE)
 		tw_radius_add(&b, TW_RADIUS_USER_NAME, ident, ident_len);
 	if (r->srv->cfg.reply_session_timeout > 0)

@@ -1150,6 +1150,67 @@ static void test_eap_split_join(void)
  * byte for byte what tw_radius_finish_response_ctx makes of its twin, and
  * its authenticators verify with OpenSSL; each rc as the single call's.
  */
+static bool has_bytes(const uint8_t *buf, size_t n, const uint8_t *pat, size_t m)
+{
+	for (size_t i = 0; i + m <= n; i++)
+		if (memcmp(buf + i, pat, m) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * tw_radius_add_mppe_keys_later: the single finish gives the octets of the
+ * immediate call; OpenSSL decrypts the MSK from them; a builder that fails
+ * after it keeps no key in the clear; a second call is refused.
+ */
+static void test_mppe_later(void)
+{
+	static uint8_t a[4096], c[4096], eap[300];
+	struct tw_radius_secret ks;
+	struct tw_radius_builder ba, bc;
+	uint8_t secret[20], req_auth[16], msk[64], plain[48];
+	size_t la = 0, lc = 0;
+
+	for (int it = 0; it < 50; it++) {
+		uint16_t seed = (uint16_t)rnd(65536);
+
+		tw_test_random(secret, sizeof(secret));
+		tw_test_random(req_auth, sizeof(req_auth));
+		tw_test_random(msk, sizeof(msk));
+		if (!CHECK_OK(tw_radius_secret_init(&ks, secret, 1 + (size_t)it % 20)))
+			return;
+		tw_radius_build_init(&ba, a, sizeof(a), TW_RADIUS_ACCESS_ACCEPT, 7, req_auth, true);
+		tw_radius_build_init(&bc, c, sizeof(c), TW_RADIUS_ACCESS_ACCEPT, 7, req_auth, true);
+		tw_radius_add_mppe_keys_ctx(&ba, &ks, req_auth, msk, seed);
+		tw_radius_add_mppe_keys_later(&bc, msk, seed);
+		tw_radius_add(&ba, TW_RADIUS_USER_NAME, "x", 1);
+		tw_radius_add(&bc, TW_RADIUS_USER_NAME, "x", 1);
+		if (!CHECK_OK(tw_radius_finish_response_ctx(&ba, &ks, &la)) ||
+		    !CHECK_OK(tw_radius_finish_response_ctx(&bc, &ks, &lc)))
+			return;
+		CHECK(la == lc && memcmp(a, c, la) == 0);
+		/* the Recv key: Vendor-Specific after Message-Authenticator
+		 * (20 + 18), value at 40: Vendor-Id, type, length, salt, string */
+		ossl_mppe_decrypt(plain, c + 48, 48, secret, ks.len, req_auth, c + 46);
+		CHECK(plain[0] == 32 && memcmp(plain + 1, msk, 32) == 0);
+		tw_radius_secret_wipe(&ks);
+	}
+	/* a failed builder: no key left in the clear */
+	CHECK_OK(tw_radius_secret_init(&ks, secret, 8));
+	tw_radius_build_init(&bc, c, sizeof(c), TW_RADIUS_ACCESS_ACCEPT, 7, req_auth, true);
+	tw_radius_add_mppe_keys_later(&bc, msk, 1);
+	tw_radius_add_mppe_keys_later(&bc, msk, 2);
+	CHECK(bc.err == TW_ERR_INVAL);
+	CHECK(tw_radius_finish_response_ctx(&bc, &ks, &lc) != TW_OK);
+	CHECK(!has_bytes(c, sizeof(c), msk, 32) && !has_bytes(c, sizeof(c), msk + 32, 32));
+	tw_radius_build_init(&bc, c, sizeof(c), TW_RADIUS_ACCESS_ACCEPT, 7, req_auth, true);
+	tw_radius_add_mppe_keys_later(&bc, msk, 1);
+	tw_radius_add(&bc, 1, eap, 300); /* too long */
+	CHECK(tw_radius_finish_response_ctx(&bc, &ks, &lc) != TW_OK);
+	CHECK(!has_bytes(c, sizeof(c), msk, 32) && !has_bytes(c, sizeof(c), msk + 32, 32));
+	tw_radius_secret_wipe(&ks);
+}
+
 static void test_finish_batch(void)
 {
 	enum { N = 70 };
@@ -1180,6 +1241,16 @@ static void test_finish_batch(void)
 			if (rnd(10) == 0)
 				tw_radius_add(&ba[i], 1, eap, 300); /* too long: a failed builder */
 			fork_builder(&bc[i], c[i], &ba[i]);
+			if (rnd(2) == 0) {
+				/* MS-MPPE keys: encrypted at once on one side, by the
+				 * batch finish on the other */
+				uint8_t msk[64];
+				uint16_t seed = (uint16_t)rnd(65536);
+
+				tw_test_random(msk, sizeof(msk));
+				tw_radius_add_mppe_keys_ctx(&ba[i], &ks[i], req_auth[i], msk, seed);
+				tw_radius_add_mppe_keys_later(&bc[i], msk, seed);
+			}
 			jobs[i].b = &bc[i];
 			jobs[i].s = &ks[i];
 		}
@@ -1465,6 +1536,7 @@ void test_main(void)
 	test_verify_request_rules();
 	test_builder_errors();
 	test_eap_split_join();
+	test_mppe_later();
 	test_finish_batch();
 	test_verify_batch();
 	test_verify_resp_batch();
