@@ -23,15 +23,15 @@ _Static_assert((int)TW_SHA256_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
 
 #define S_TARGET __attribute__((target("avx2,avx512f,avx512vl,avx512bw")))
 
-/* W[0..15] of all lanes: lane j's word k is the 4 octets at p[j] + 4k
+/* W[0..nw) of all lanes: lane j's word k is the 4 octets at p[j] + 4k
  * (§3.1: big-endian, so a byte swap within each word). */
-S_TARGET static inline void sha16_load(__m512i w[16], const uint8_t *const p[TW_MB_LANES])
+S_TARGET static inline void sha16_load(__m512i *w, const uint8_t *const p[TW_MB_LANES], int nw)
 {
 	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
 	__m512i plo = _mm512_loadu_si512((const void *)p);
 	__m512i phi = _mm512_loadu_si512((const void *)(p + 8));
 
-	for (int k = 0; k < 16; k++) {
+	for (int k = 0; k < nw; k++) {
 		__m512i off = _mm512_set1_epi64(4 * k);
 		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
 		__m256i hi = _mm512_i64gather_epi32(_mm512_add_epi64(phi, off), NULL, 1);
@@ -116,7 +116,7 @@ S_TARGET static void sha16_block(uint32_t st[][TW_MB_LANES], const uint8_t *cons
 {
 	__m512i w[16];
 
-	sha16_load(w, p);
+	sha16_load(w, p, 16);
 	sha16_core(st, w, 0xffff);
 }
 
@@ -170,6 +170,17 @@ static void column_put(uint32_t st[8][TW_SHA256_X16], unsigned j, const uint32_t
 		st[i][j] = h[i];
 }
 
+/* Lane j alone: one block through tw_sha256_blocks (SHA-NI or portable). */
+static void one_lane(uint32_t st[8][TW_SHA256_X16], unsigned j, const uint8_t *blk)
+{
+	uint32_t h[8];
+
+	column_get(h, st, j);
+	tw_sha256_blocks(h, blk, 1);
+	column_put(st, j, h);
+	tw_wipe(h, sizeof(h));
+}
+
 #if defined(__x86_64__)
 static const uint8_t zero_block[64]; /* what idle lanes read */
 
@@ -178,7 +189,7 @@ S_TARGET static void x16_blocks_avx512(uint32_t st[8][TW_SHA256_X16],
 {
 	__m512i w[16];
 
-	sha16_load(w, p);
+	sha16_load(w, p, 16);
 	sha16_core(st, w, live);
 }
 
@@ -199,24 +210,15 @@ S_TARGET static void x16_key32_avx512(uint32_t ist[8][TW_SHA256_X16],
 				      uint32_t ost[8][TW_SHA256_X16],
 				      const uint8_t *const key[TW_SHA256_X16], uint16_t live)
 {
-	const __m512i bswap = _mm512_set4_epi32(0x0c0d0e0f, 0x08090a0b, 0x04050607, 0x00010203);
 	const __m512i ipad = _mm512_set1_epi32(0x36363636), flip = _mm512_set1_epi32(0x36363636 ^ 0x5c5c5c5c);
 	const uint8_t *q[TW_SHA256_X16];
 	__m512i kw[8], w[16];
 
 	for (unsigned j = 0; j < TW_SHA256_X16; j++)
 		q[j] = (live >> j) & 1 ? key[j] : zero_block;
-	__m512i plo = _mm512_loadu_si512((const void *)q);
-	__m512i phi = _mm512_loadu_si512((const void *)(q + 8));
-
-	for (int k = 0; k < 8; k++) {
-		__m512i off = _mm512_set1_epi64(4 * k);
-		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
-		__m256i hi = _mm512_i64gather_epi32(_mm512_add_epi64(phi, off), NULL, 1);
-
-		kw[k] = _mm512_xor_si512(_mm512_shuffle_epi8(_mm512_inserti64x4(
-						     _mm512_castsi256_si512(lo), hi, 1), bswap), ipad);
-	}
+	sha16_load(kw, q, 8);
+	for (int k = 0; k < 8; k++)
+		kw[k] = _mm512_xor_si512(kw[k], ipad);
 	for (int k = 0; k < 16; k++)
 		w[k] = k < 8 ? kw[k] : ipad;
 	sha16_core(ist, w, live);
@@ -286,8 +288,6 @@ S_TARGET static void x16_outer_avx512(uint32_t st[8][TW_SHA256_X16],
 void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16], const uint8_t *const p[TW_SHA256_X16],
 			  uint16_t live)
 {
-	uint32_t h[8];
-
 #if defined(__x86_64__)
 	if (tw_cpu_has(TW_CPU_AVX512)) {
 		const uint8_t *q[TW_SHA256_X16];
@@ -299,21 +299,15 @@ void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16], const uint8_t *const p[
 		return;
 	}
 #endif
-	for (unsigned j = 0; j < TW_SHA256_X16; j++) {
-		if (!((live >> j) & 1))
-			continue;
-		column_get(h, st, j);
-		tw_sha256_blocks(h, p[j], 1);
-		column_put(st, j, h);
-	}
-	tw_wipe(h, sizeof(h));
+	for (unsigned j = 0; j < TW_SHA256_X16; j++)
+		if ((live >> j) & 1)
+			one_lane(st, j, p[j]);
 }
 
 void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
 			 const uint32_t w[16][TW_SHA256_X16], uint16_t live)
 {
 	uint8_t blk[64];
-	uint32_t h[8];
 
 #if defined(__x86_64__)
 	if (tw_cpu_has(TW_CPU_AVX512)) {
@@ -326,12 +320,9 @@ void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
 			continue;
 		for (int k = 0; k < 16; k++)
 			tw_store_be32(blk + 4 * k, w[k][j]);
-		column_get(h, st, j);
-		tw_sha256_blocks(h, blk, 1);
-		column_put(st, j, h);
+		one_lane(st, j, blk);
 	}
 	tw_wipe(blk, sizeof(blk));
-	tw_wipe(h, sizeof(h));
 }
 
 void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
