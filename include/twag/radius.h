@@ -272,8 +272,10 @@ void tw_radius_add_mppe_keys_ctx(struct tw_radius_builder *b,
  * tw_radius_finish_responses_ctx, where every key's three chained MD5s
  * run side by side with the others'): the octets sent are the same as
  * tw_radius_add_mppe_keys_ctx's with the header's (request)
- * authenticator. Until then the keys are in the clear in the buffer; a
- * finish call on a builder in error wipes them. Once per reply.
+ * authenticator. Until then the keys are in the clear in the buffer: a
+ * builder given up must still go through a finish call (any of them,
+ * request finishes included), which on a builder in error wipes them.
+ * Once per reply.
  */
 void tw_radius_add_mppe_keys_later(struct tw_radius_builder *b,
 				   const uint8_t msk[static 64], uint16_t salt_seed);

@@ -315,12 +315,19 @@ static void test_random_requests(void)
 		secret[k] ^= 0x40;
 		CHECK_ERR(tw_radius_verify_request(&p, secret, sl), TW_ERR_AUTH);
 		secret[k] ^= 0x40;
-		/* A flipped bit anywhere in the packet. */
+		/* A flipped bit anywhere in the packet: refused, unless the
+		 * flip took the Message-Authenticator away (its type, or a
+		 * Length that ends the packet before it) from a request
+		 * without EAP-Message, which has nothing to check (RFC 3579
+		 * §3.2 requires it only with EAP) */
 		size_t bit = rnd(8 * ol);
 		memcpy(copy, out, ol);
 		copy[bit / 8] ^= (uint8_t)(1u << (bit % 8));
 		if (tw_radius_decode(&p, copy, ol) == TW_OK)
-			CHECK_ERR(tw_radius_verify_request(&p, secret, sl), TW_ERR_AUTH);
+			CHECK_ERR(tw_radius_verify_request(&p, secret, sl),
+				  p.msg_auth < 0 && p.n_eap == 0 && p.code == TW_RADIUS_ACCESS_REQUEST
+					  ? TW_OK
+					  : TW_ERR_AUTH);
 	}
 }
 
@@ -1143,13 +1150,6 @@ static void test_eap_split_join(void)
 	CHECK_ERR(tw_radius_finish_response(&b, secret, 9, &ol), TW_ERR_OVERFLOW);
 }
 
-/*
- * tw_radius_finish_responses_ctx: batches of 1..70 responses (past one
- * chunk of 64), each with its own prepared secret (0..128 octets), with
- * and without Message-Authenticator, some builders failed: each packet is
- * byte for byte what tw_radius_finish_response_ctx makes of its twin, and
- * its authenticators verify with OpenSSL; each rc as the single call's.
- */
 static bool has_bytes(const uint8_t *buf, size_t n, const uint8_t *pat, size_t m)
 {
 	for (size_t i = 0; i + m <= n; i++)
@@ -1211,6 +1211,16 @@ static void test_mppe_later(void)
 	tw_radius_secret_wipe(&ks);
 }
 
+/*
+ * tw_radius_finish_responses_ctx: batches of 1..70 responses (past one
+ * chunk of 64), each with its own prepared secret (0..128 octets), with
+ * and without Message-Authenticator, some builders failed, about half
+ * with MS-MPPE keys left to the finish (some of those failing after the
+ * keys were put: no key may stay in the clear), and a batch of 64 with
+ * keys in every reply (two groups of keys): each packet is byte for byte
+ * what tw_radius_finish_response_ctx makes of its twin, and its
+ * authenticators verify with OpenSSL; each rc as the single call's.
+ */
 static void test_finish_batch(void)
 {
 	enum { N = 70 };
@@ -1225,7 +1235,9 @@ static void test_finish_batch(void)
 	unsigned bad = 0, runs = 0;
 
 	for (int round = 0; round < 30; round++) {
-		size_t n = 1 + rnd(N);
+		size_t n = round == 0 ? 64 : 1 + rnd(N);
+		static uint8_t msks[N][64];
+		bool keys[N], late_fail[N];
 
 		for (size_t i = 0; i < n; i++) {
 			bool with_ma = rnd(5) != 0;
@@ -1241,15 +1253,21 @@ static void test_finish_batch(void)
 			if (rnd(10) == 0)
 				tw_radius_add(&ba[i], 1, eap, 300); /* too long: a failed builder */
 			fork_builder(&bc[i], c[i], &ba[i]);
-			if (rnd(2) == 0) {
+			keys[i] = round == 0 || rnd(2) == 0;
+			late_fail[i] = keys[i] && bc[i].err == TW_OK && rnd(8) == 0;
+			if (keys[i]) {
 				/* MS-MPPE keys: encrypted at once on one side, by the
 				 * batch finish on the other */
-				uint8_t msk[64];
 				uint16_t seed = (uint16_t)rnd(65536);
 
-				tw_test_random(msk, sizeof(msk));
-				tw_radius_add_mppe_keys_ctx(&ba[i], &ks[i], req_auth[i], msk, seed);
-				tw_radius_add_mppe_keys_later(&bc[i], msk, seed);
+				tw_test_random(msks[i], 64);
+				tw_radius_add_mppe_keys_ctx(&ba[i], &ks[i], req_auth[i], msks[i], seed);
+				tw_radius_add_mppe_keys_later(&bc[i], msks[i], seed);
+			}
+			if (late_fail[i]) {
+				/* fails with the keys in the clear in its buffer */
+				tw_radius_add(&ba[i], 1, eap, 300);
+				tw_radius_add(&bc[i], 1, eap, 300);
 			}
 			jobs[i].b = &bc[i];
 			jobs[i].s = &ks[i];
@@ -1261,6 +1279,9 @@ static void test_finish_batch(void)
 			uint8_t mac[16], ra[16];
 
 			bad += jobs[i].rc != rc;
+			if (keys[i])
+				bad += has_bytes(c[i], 4096, msks[i], 32) ||
+				       has_bytes(c[i], 4096, msks[i] + 32, 32);
 			if (rc != TW_OK) {
 				bad += jobs[i].len != 0;
 				continue;
@@ -1291,6 +1312,84 @@ static void test_finish_batch(void)
 	tw_radius_finish_responses_ctx(NULL, 4);
 	CHECK(runs > 200);
 	CHECK(bad == 0);
+}
+
+/*
+ * The batch calls leave neither the secret (its last partial block goes
+ * through the scratch tails), nor the MSK, nor an HMAC inner hash on the
+ * stack: replies with keys signed, then requests checked, under a
+ * 16-octet secret, the stack scanned after each (tw_test_stack_copies).
+ * The secret and the MSK live in static storage, not on the stack.
+ */
+static struct tw_radius_secret resid_ks;
+static uint8_t resid_secret[16], resid_msk[64], resid_buf[8][4096];
+
+static __attribute__((noinline)) void batch_secret_calls(bool requests)
+{
+	struct tw_radius_builder b[8];
+	struct tw_radius_finish_job fj[8];
+	struct tw_radius_verify_job vj[8];
+	static struct tw_radius_pkt p[8];
+	static const uint8_t ra[16] = { 9, 8, 7 };
+
+	for (int i = 0; i < 8; i++) {
+		tw_radius_build_init(&b[i], resid_buf[i], 4096,
+				     requests ? TW_RADIUS_ACCESS_REQUEST : TW_RADIUS_ACCESS_ACCEPT,
+				     (uint8_t)i, ra, true);
+		tw_radius_add(&b[i], TW_RADIUS_USER_NAME, "someone", 7);
+		if (!requests)
+			tw_radius_add_mppe_keys_later(&b[i], resid_msk, (uint16_t)i);
+		fj[i].b = &b[i];
+		fj[i].s = &resid_ks;
+	}
+	if (!requests) {
+		tw_radius_finish_responses_ctx(fj, 8);
+		return;
+	}
+	tw_radius_finish_requests_ctx(fj, 8);
+	for (int i = 0; i < 8; i++) {
+		if (tw_radius_decode(&p[i], resid_buf[i], fj[i].len) != TW_OK)
+			return;
+		vj[i].p = &p[i];
+		vj[i].s = &resid_ks;
+	}
+	tw_radius_verify_requests_ctx(vj, 8);
+}
+
+static void test_batch_no_residue(void)
+{
+	int hits;
+
+	tw_test_random(resid_secret, sizeof(resid_secret));
+	tw_test_random(resid_msk, sizeof(resid_msk));
+	if (!CHECK_OK(tw_radius_secret_init(&resid_ks, resid_secret, sizeof(resid_secret))))
+		return;
+	batch_secret_calls(false);
+	hits = tw_test_stack_copies(resid_secret, sizeof(resid_secret));
+	batch_secret_calls(false);
+	hits += tw_test_stack_copies(resid_msk, 16) + tw_test_stack_copies(resid_msk + 32, 16);
+	batch_secret_calls(true);
+	hits += tw_test_stack_copies(resid_secret, sizeof(resid_secret));
+	{
+		/* and the HMAC inner hash of a checked request (RFC 2104:
+		 * MD5(K ^ ipad | message with the Message-Authenticator zero)),
+		 * computed here with OpenSSL */
+		uint8_t kpad[64], msg[4096], inner[16];
+		size_t len = tw_load_be16(resid_buf[0] + 2);
+
+		memset(kpad, 0x36, sizeof(kpad));
+		for (size_t i = 0; i < sizeof(resid_secret); i++)
+			kpad[i] ^= resid_secret[i];
+		memcpy(msg, resid_buf[0], len);
+		memset(msg + 22, 0, 16);
+		ossl_md5(inner, kpad, sizeof(kpad), msg, len, NULL, 0);
+		tw_wipe(kpad, sizeof(kpad));
+		batch_secret_calls(true);
+		hits += tw_test_stack_copies(inner, sizeof(inner));
+	}
+	if (!CHECK(hits == 0))
+		tw_note("RADIUS batch calls: %d copies of the secret or a key left on the stack", hits);
+	tw_radius_secret_wipe(&resid_ks);
 }
 
 /*
@@ -1538,6 +1637,7 @@ void test_main(void)
 	test_eap_split_join();
 	test_mppe_later();
 	test_finish_batch();
+	test_batch_no_residue();
 	test_verify_batch();
 	test_verify_resp_batch();
 }
