@@ -166,6 +166,14 @@ struct tw_erp_msg {
 TW_MUST_CHECK int tw_erp_decode(struct tw_erp_msg *m, const uint8_t *pkt,
 				size_t pkt_len);
 
+/* tw_erp_decode() with the cryptosuite known (the key's): only that suite
+ * is tried at the end. Where a tag octet reads as another suite and the
+ * rest happens to tile as attributes, the guess above may split a valid
+ * packet wrongly; with the suite known it cannot. TW_ERR_INVAL for a
+ * suite that is not one of RFC 6696's. */
+TW_MUST_CHECK int tw_erp_decode_suite(struct tw_erp_msg *m, const uint8_t *pkt,
+				      size_t pkt_len, uint8_t cryptosuite);
+
 /*
  * Encodes m (code, id, type, flags, seq and the attributes present; the
  * tag and signed_len fields are ignored) into buf. For type 2 the

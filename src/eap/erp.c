@@ -232,7 +232,32 @@ static int parse_attrs(struct tw_erp_msg *m, const uint8_t *p, size_t n)
 	return TW_OK;
 }
 
+/* The cryptosuites the generic decode tries from the end, the mandatory
+ * default first. */
+static const uint8_t any_suite[3] = { TW_ERP_CS_HMAC_SHA256_128, TW_ERP_CS_HMAC_SHA256_256,
+				      TW_ERP_CS_HMAC_SHA256_64 };
+
+static int decode_suites(struct tw_erp_msg *m, const uint8_t *pkt, size_t pkt_len,
+			 const uint8_t *order, size_t norder);
+
 int tw_erp_decode(struct tw_erp_msg *m, const uint8_t *pkt, size_t pkt_len)
+{
+	return decode_suites(m, pkt, pkt_len, any_suite, sizeof(any_suite));
+}
+
+int tw_erp_decode_suite(struct tw_erp_msg *m, const uint8_t *pkt, size_t pkt_len,
+			uint8_t cryptosuite)
+{
+	if (tw_erp_tag_len(cryptosuite) == 0) {
+		if (m != NULL)
+			memset(m, 0, sizeof(*m));
+		return TW_ERR_INVAL;
+	}
+	return decode_suites(m, pkt, pkt_len, &cryptosuite, 1);
+}
+
+static int decode_suites(struct tw_erp_msg *m, const uint8_t *pkt, size_t pkt_len,
+			 const uint8_t *order, size_t norder)
 {
 	struct tw_eap_view v;
 	int err;
@@ -272,11 +297,10 @@ int tw_erp_decode(struct tw_erp_msg *m, const uint8_t *pkt, size_t pkt_len)
 	const uint8_t *attrs = v.data + 3;
 	size_t n = v.data_len - 3;
 	/* The tag length depends on the cryptosuite octet that precedes it:
-	 * try each suite from the end, the mandatory default first. */
-	static const uint8_t order[3] = { TW_ERP_CS_HMAC_SHA256_128,
-					  TW_ERP_CS_HMAC_SHA256_256,
-					  TW_ERP_CS_HMAC_SHA256_64 };
-	for (size_t i = 0; i < 3; i++) {
+	 * try each suite of order from the end. More than one may fit (a tag
+	 * octet that reads as another suite with attributes that happen to
+	 * tile): who knows the key's suite decodes with it alone. */
+	for (size_t i = 0; i < norder; i++) {
 		size_t tl = tw_erp_tag_len(order[i]);
 
 		if (n < 1 + tl || attrs[n - tl - 1] != order[i])
@@ -490,9 +514,19 @@ int tw_erp_server_reauth(tw_erp_lookup_fn lookup, void *arg,
 	if (key_out != NULL)
 		*key_out = k;
 	/* §5.3.2: a cryptosuite the server does not use for this key is
-	 * answered with a failure (and the Cryptosuite List). */
-	if (m.cryptosuite != k->cryptosuite)
-		return TW_ERR_UNSUPPORTED;
+	 * answered with a failure (and the Cryptosuite List). The guess from
+	 * the end may have split the packet for another suite than the one
+	 * it carries: split again with the key's before refusing. */
+	if (m.cryptosuite != k->cryptosuite) {
+		struct tw_erp_msg again;
+
+		if (tw_erp_decode_suite(&again, pkt, pkt_len, k->cryptosuite) != TW_OK ||
+		    again.code != TW_EAP_INITIATE || again.type != TW_ERP_TYPE_REAUTH ||
+		    again.keyname_nai_len != m.keyname_nai_len ||
+		    memcmp(again.keyname_nai, m.keyname_nai, m.keyname_nai_len) != 0)
+			return TW_ERR_UNSUPPORTED;
+		m = again;
+	}
 	/* §5.3.2: integrity first, in constant time; nothing in the packet
 	 * is acted on before it verifies. */
 	err = tw_erp_verify_tag(k, pkt, &m);
@@ -566,7 +600,8 @@ int tw_erp_peer_finish(struct tw_erp_key_ctx *k, const uint8_t *pkt,
 		return TW_ERR_INVAL;
 	if (!k->pending)
 		return TW_ERR_STATE;
-	err = tw_erp_decode(&m, pkt, pkt_len);
+	/* the peer knows its key's cryptosuite: the tag is split with it */
+	err = tw_erp_decode_suite(&m, pkt, pkt_len, k->cryptosuite);
 	if (err != TW_OK)
 		return err;
 	if (m.code != TW_EAP_FINISH || m.type != TW_ERP_TYPE_REAUTH)

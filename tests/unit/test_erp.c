@@ -298,6 +298,50 @@ static void make_pair(struct tw_erp_key_ctx *server, struct tw_erp_key_ctx *peer
 	CHECK(ok);
 }
 
+/*
+ * A key whose EAP-Finish/Re-auth tag (cryptosuite 3, 32 octets) has a 0x02
+ * where a suite-2 tag would start, with the octets between tiling as
+ * attributes: guessed from the end, the packet splits as suite 2 (so the
+ * peer refused a genuine Finish). Found by test_roundtrips (about once in
+ * a million exchanges); the peer and the server now split with their
+ * key's suite. EMSK and Session-Id are the inputs the random run drew.
+ */
+static void test_suite_ambiguity(void)
+{
+	static const char emsk_hex[] =
+		"ad869c802067bc30ca85b290cd22e22a8cf6e09d9ee7e667746460432fb0af35"
+		"88e31ec498950f01ded3db63582a3eebb4cbd5edbb6d390da7d0e4e802ed9db5";
+	static const char sid_hex[] =
+		"32d329c1da5ccff15f51c601f5651b4d04b7b90b5ac2b98e048172601739c487"
+		"1249d2aed45b919dc8af5d2f7579c66fc1d8c69b49c11c4e7f4df612521b977e70";
+	struct tw_erp_key_ctx srv, peer, *used = NULL;
+	struct table t = { &srv, 1, 0 };
+	struct tw_erp_msg m;
+	uint8_t emsk[64], sid[65], req[300], fin[300], rmsk_s[64], rmsk_p[64], ref[64];
+	uint8_t seqb[2] = { 0, 15 };
+	size_t rl, fl;
+
+	tw_test_hex(emsk, sizeof(emsk), emsk_hex);
+	tw_test_hex(sid, sizeof(sid), sid_hex);
+	if (!CHECK_OK(tw_erp_key_init(&srv, emsk, sid, sizeof(sid), "wlan.example", 12, 3)) ||
+	    !CHECK_OK(tw_erp_key_init(&peer, emsk, sid, sizeof(sid), "wlan.example", 12, 3)))
+		return;
+	peer.next_seq = 15;
+	CHECK_OK(tw_erp_peer_build_reauth(&peer, req, sizeof(req), &rl, 4, TW_ERP_FLAG_B));
+	CHECK_OK(tw_erp_server_reauth(lookup, &t, req, rl, fin, sizeof(fin), &fl, rmsk_s, &used));
+	/* the case itself: the guess takes suite 2, the key's suite splits right */
+	CHECK(tw_erp_decode(&m, fin, fl) == TW_OK && m.cryptosuite == 2);
+	CHECK(tw_erp_decode_suite(&m, fin, fl, 3) == TW_OK && m.cryptosuite == 3 &&
+	      m.tag_len == 32 && m.tag == fin + fl - 32);
+	CHECK_OK(tw_erp_peer_finish(&peer, fin, fl, rmsk_p));
+	CHECK_MEM(rmsk_p, rmsk_s, 64);
+	ref_kdf(ref, 64, srv.rrk, 64, "Re-authentication Master Session Key@ietf.org", seqb, 2);
+	CHECK_MEM(rmsk_s, ref, 64);
+	CHECK_ERR(tw_erp_decode_suite(&m, fin, fl, 9), TW_ERR_INVAL);
+	tw_erp_key_wipe(&srv);
+	tw_erp_key_wipe(&peer);
+}
+
 /* Peer and server agree on rMSK for thousands of random keys. */
 static void test_roundtrips(void)
 {
@@ -583,6 +627,7 @@ void test_main(void)
 	test_kdf_cross();
 	test_key_init();
 	test_roundtrips();
+	test_suite_ambiguity();
 	test_bad_input();
 	test_codec_roundtrip();
 }
