@@ -56,6 +56,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		    m2.keyname_nai_len != m.keyname_nai_len)
 			abort();
 	}
+	/* with the suite known: the same bounds, and a split the suite's */
+	for (uint8_t cs = 1; cs <= 3; cs++)
+		if (tw_erp_decode_suite(&m, data, size, cs) == TW_OK &&
+		    (!inside(m.keyname_nai, m.keyname_nai_len, data, size) ||
+		     !inside(m.tag, m.tag_len, data, size) || m.signed_len > size ||
+		     (m.tag != NULL && (m.cryptosuite != cs || m.tag_len != tw_erp_tag_len(cs)))))
+			abort();
 	struct tw_erp_key_ctx before = key;
 	struct tw_erp_key_ctx *used;
 	if (tw_erp_server_reauth(lookup, NULL, data, size, out, sizeof(out), &len,

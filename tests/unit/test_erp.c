@@ -304,7 +304,8 @@ static void make_pair(struct tw_erp_key_ctx *server, struct tw_erp_key_ctx *peer
  * attributes: guessed from the end, the packet splits as suite 2 (so the
  * peer refused a genuine Finish). Found by test_roundtrips (about once in
  * a million exchanges); the peer and the server now split with their
- * key's suite. EMSK and Session-Id are the inputs the random run drew.
+ * key's suite. EMSK and Session-Id are the inputs the random run drew;
+ * then a request the server would have refused the same way.
  */
 static void test_suite_ambiguity(void)
 {
@@ -338,6 +339,36 @@ static void test_suite_ambiguity(void)
 	ref_kdf(ref, 64, srv.rrk, 64, "Re-authentication Master Session Key@ietf.org", seqb, 2);
 	CHECK_MEM(rmsk_s, ref, 64);
 	CHECK_ERR(tw_erp_decode_suite(&m, fin, fl, 9), TW_ERR_INVAL);
+	tw_erp_key_wipe(&srv);
+	tw_erp_key_wipe(&peer);
+
+	/* the same on the server's side: an EAP-Initiate/Re-auth (suite 3,
+	 * SEQ 29173, no flag) that the guess splits otherwise; the server
+	 * finds the key by its keyName-NAI and splits again with the key's
+	 * suite (found by a search over keys and SEQs) */
+	static const char emsk2_hex[] =
+		"1c43e2d5538fcb64d030fdfb29d37a55a95f615c0716388aa783da414b74f308"
+		"0ce7c3487c362f11d74a2a0ecc52da0284baebc2378f59037b3553ce2820e9db";
+	static const char sid2_hex[] =
+		"32b2829219b5f81fdc4966b1e6d19d2d46176c9aae1b83d6fab0f7f63be9d606"
+		"b12ac9c39ebfb425c6af2cdff78607064eb3caa1873d55194f23db8c6074e924ce";
+
+	tw_test_hex(emsk, sizeof(emsk), emsk2_hex);
+	tw_test_hex(sid, sizeof(sid), sid2_hex);
+	if (!CHECK_OK(tw_erp_key_init(&srv, emsk, sid, sizeof(sid), "wlan.example", 12, 3)) ||
+	    !CHECK_OK(tw_erp_key_init(&peer, emsk, sid, sizeof(sid), "wlan.example", 12, 3)))
+		return;
+	peer.next_seq = 29173;
+	seqb[0] = 29173 >> 8;
+	seqb[1] = 29173 & 0xff;
+	CHECK_OK(tw_erp_peer_build_reauth(&peer, req, sizeof(req), &rl, 4, 0));
+	CHECK(tw_erp_decode(&m, req, rl) == TW_OK && m.cryptosuite != 3);
+	CHECK_OK(tw_erp_server_reauth(lookup, &t, req, rl, fin, sizeof(fin), &fl, rmsk_s, &used));
+	CHECK(used == &srv);
+	CHECK_OK(tw_erp_peer_finish(&peer, fin, fl, rmsk_p));
+	CHECK_MEM(rmsk_p, rmsk_s, 64);
+	ref_kdf(ref, 64, srv.rrk, 64, "Re-authentication Master Session Key@ietf.org", seqb, 2);
+	CHECK_MEM(rmsk_s, ref, 64);
 	tw_erp_key_wipe(&srv);
 	tw_erp_key_wipe(&peer);
 }
