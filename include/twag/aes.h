@@ -154,6 +154,11 @@ void tw_aes_ni_decrypt_blocks(const struct tw_aes_ctx *ctx, uint8_t *out,
 			      const uint8_t *in, size_t nblocks);
 void tw_aes_ni_ctr(const struct tw_aes_ctx *ctx, const uint8_t icb[16],
 		   uint8_t *out, const uint8_t *in, size_t len);
+/* RFC 3394 unwrap steps (keywrap.c) of 1 or 2 keys of n semiblocks under
+ * one KEK with its decryption keys (has_dec), interleaved: a[w] the
+ * 8-octet A, r[w] the n semiblocks, both updated in place. */
+void tw_aes_ni_kw_unwrap(const struct tw_aes_ctx *ctx, uint8_t *const *a,
+			 uint8_t *const *r, size_t n, unsigned ways);
 /* Up to eight CBC encryptions interleaved; every ctx AES-NI, one nr. */
 void tw_aes_ni_cbc_encrypt_many(const struct tw_aes_ctx *const *ctx,
 				const uint8_t *const *iv, uint8_t *const *buf,

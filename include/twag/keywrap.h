@@ -83,6 +83,13 @@ TW_MUST_CHECK int tw_keywrap_unwrap_ctx(const struct tw_aes_ctx *kek,
 					uint8_t *out, size_t out_max,
 					size_t *out_len, const uint8_t *wrapped,
 					size_t wrapped_len);
+/* Two tw_keywrap_unwrap_ctx() calls under one KEK (a subscriber's K and
+ * OPc): returns the first's result, *rc2 the second's. With AES-NI and two
+ * wraps of one length their chains run interleaved. */
+TW_MUST_CHECK int tw_keywrap_unwrap2_ctx(const struct tw_aes_ctx *kek, uint8_t *out1,
+					 size_t max1, size_t *len1, const uint8_t *w1,
+					 size_t wl1, uint8_t *out2, size_t max2, size_t *len2,
+					 const uint8_t *w2, size_t wl2, int *rc2);
 TW_MUST_CHECK int tw_keywrap_wrap_pad_ctx(const struct tw_aes_ctx *kek,
 					  uint8_t *out, size_t out_max,
 					  size_t *out_len, const uint8_t *key,

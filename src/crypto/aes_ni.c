@@ -197,6 +197,49 @@ static inline TW_AESNI __m128i dec1(const __m128i *k, unsigned nr, __m128i x)
 	return _mm_aesdeclast_si128(x, k[nr]);
 }
 
+/*
+ * RFC 3394 §2.2.2 unwrapping of `ways` (1 or 2) keys of n semiblocks each
+ * under one KEK, their chains interleaved: for j = 5..0, i = n..1,
+ * B = AES-1(K, (A ^ t) | R[i]), t = n*j+i, A = MSB(64, B), R[i] = LSB(64,
+ * B). A stays in a register; t is XORed big-endian into its octets.
+ */
+TW_AESNI void tw_aes_ni_kw_unwrap(const struct tw_aes_ctx *ctx, uint8_t *const *a,
+				  uint8_t *const *r, size_t n, unsigned ways)
+{
+	const __m128i *k = (const __m128i *)ctx->rk.ni[1];
+	unsigned nr = ctx->nr;
+	__m128i b[2];
+
+	if (ways > 2)
+		ways = 2;
+	for (unsigned w = 0; w < ways; w++)
+		b[w] = _mm_loadl_epi64((const __m128i *)a[w]);
+	for (uint64_t j = 6; j-- > 0;) {
+		for (size_t i = n; i >= 1; i--) {
+			const __m128i tv = _mm_set_epi64x(0, (long long)__builtin_bswap64(n * j + i));
+
+			for (unsigned w = 0; w < ways; w++)
+				b[w] = _mm_xor_si128(
+					_mm_unpacklo_epi64(_mm_xor_si128(b[w], tv),
+							   _mm_loadl_epi64((const __m128i *)(r[w] + 8 * (i - 1)))),
+					k[0]);
+			for (unsigned rd = 1; rd < nr; rd++)
+				for (unsigned w = 0; w < ways; w++)
+					b[w] = _mm_aesdec_si128(b[w], k[rd]);
+			for (unsigned w = 0; w < ways; w++) {
+				b[w] = _mm_aesdeclast_si128(b[w], k[nr]);
+				_mm_storel_epi64((__m128i *)(r[w] + 8 * (i - 1)),
+						 _mm_unpackhi_epi64(b[w], b[w]));
+			}
+		}
+	}
+	for (unsigned w = 0; w < ways; w++) {
+		_mm_storel_epi64((__m128i *)a[w], b[w]);
+		b[w] = _mm_setzero_si128(); /* the key's last semiblock was in it */
+		__asm__ volatile("" : : "x"(b[w]));
+	}
+}
+
 /* Eight independent blocks in flight hide the AESENC latency. (For fewer
  * blocks, consecutive enc1() calls already overlap out of order.) */
 static inline TW_AESNI void enc8(const __m128i *k, unsigned nr, __m128i b[8])

@@ -53,6 +53,13 @@ static void unwrap_w(const struct tw_aes_ctx *kek, uint8_t a[8], uint8_t *r,
 {
 	uint8_t b[16];
 
+#if defined(__x86_64__)
+	if (kek->impl == TW_AES_IMPL_AESNI && kek->has_dec) {
+		/* the chain in registers: no per-block call */
+		tw_aes_ni_kw_unwrap(kek, &a, &r, n, 1);
+		return;
+	}
+#endif
 	for (uint64_t j = 6; j-- > 0;) {
 		for (size_t i = n; i >= 1; i--) {
 			uint8_t *ri = r + 8 * (i - 1);
@@ -146,6 +153,51 @@ int tw_keywrap_unwrap_ctx(const struct tw_aes_ctx *kek, uint8_t *out,
 out:
 	tw_wipe(a, sizeof(a));
 	return err;
+}
+
+int tw_keywrap_unwrap2_ctx(const struct tw_aes_ctx *kek, uint8_t *out1, size_t max1,
+			   size_t *len1, const uint8_t *w1, size_t wl1, uint8_t *out2,
+			   size_t max2, size_t *len2, const uint8_t *w2, size_t wl2, int *rc2)
+{
+	uint8_t a[2][8];
+	size_t n = wl1 / 8 - 1;
+	int rc;
+
+#if defined(__x86_64__)
+	/* two keys of one length, as Ki and OPc are: their chains side by side */
+	if (kek != NULL && kek->impl == TW_AES_IMPL_AESNI && kek->has_dec && wl1 == wl2 &&
+	    wl1 % 8 == 0 && wl1 >= 24 && out1 != NULL && out2 != NULL && len1 != NULL &&
+	    len2 != NULL && w1 != NULL && w2 != NULL && rc2 != NULL && max1 >= 8 * n &&
+	    max2 >= 8 * n) {
+		uint8_t *ap[2] = { a[0], a[1] }, *rp[2] = { out1, out2 };
+
+		memcpy(a[0], w1, 8);
+		memcpy(a[1], w2, 8);
+		memmove(out1, w1 + 8, 8 * n);
+		memmove(out2, w2 + 8, 8 * n);
+		tw_aes_ni_kw_unwrap(kek, ap, rp, n, 2);
+		/* §2.2.3 for each on its own */
+		*len1 = *len2 = 8 * n;
+		rc = TW_OK;
+		*rc2 = TW_OK;
+		if (!tw_ct_eq(a[0], default_iv, 8)) {
+			tw_wipe(out1, 8 * n);
+			*len1 = 0;
+			rc = TW_ERR_AUTH;
+		}
+		if (!tw_ct_eq(a[1], default_iv, 8)) {
+			tw_wipe(out2, 8 * n);
+			*len2 = 0;
+			*rc2 = TW_ERR_AUTH;
+		}
+		tw_wipe(a, sizeof(a));
+		return rc;
+	}
+#endif
+	rc = tw_keywrap_unwrap_ctx(kek, out1, max1, len1, w1, wl1);
+	if (rc2 != NULL)
+		*rc2 = tw_keywrap_unwrap_ctx(kek, out2, max2, len2, w2, wl2);
+	return rc;
 }
 
 /* ---- RFC 5649 ---- */

@@ -339,12 +339,19 @@ static int rec_unwrap(const struct tw_store *st, const struct sub_rec *r,
 	int rc;
 
 	memset(&kk, 0, sizeof(kk));
-	rc = tw_keywrap_unwrap_ctx(&st->kek, k, sizeof(k), &k_len, r->k_w, r->k_w_len);
-	if (rc != TW_OK)
-		goto out;
 	if (r->opc_w_len != 0) {
-		rc = tw_keywrap_unwrap_ctx(&st->kek, opc, sizeof(opc), &opc_len, r->opc_w,
-					   r->opc_w_len);
+		/* K and OPc (TOPc) under the KEK, the two unwraps side by side */
+		int rc2 = TW_ERR_INVAL;
+
+		rc = tw_keywrap_unwrap2_ctx(&st->kek, k, sizeof(k), &k_len, r->k_w, r->k_w_len,
+					    opc, sizeof(opc), &opc_len, r->opc_w, r->opc_w_len,
+					    &rc2);
+		if (rc == TW_OK)
+			rc = rc2;
+		if (rc != TW_OK)
+			goto out;
+	} else {
+		rc = tw_keywrap_unwrap_ctx(&st->kek, k, sizeof(k), &k_len, r->k_w, r->k_w_len);
 		if (rc != TW_OK)
 			goto out;
 	}
