@@ -116,43 +116,55 @@ out:
 	return err;
 }
 
-int tw_keywrap_unwrap_ctx(const struct tw_aes_ctx *kek, uint8_t *out,
-			  size_t out_max, size_t *out_len,
-			  const uint8_t *wrapped, size_t wrapped_len)
+/* RFC 3394 §2.2.2 step 1, with the checks: A = C[0] into a, R[i] = C[i]
+ * into out; *n gets the semiblock count. */
+static int unwrap_start(const struct tw_aes_ctx *kek, uint8_t *out, size_t out_max,
+			size_t *out_len, const uint8_t *wrapped, size_t wrapped_len,
+			uint8_t a[8], size_t *n)
 {
-	uint8_t a[8];
-	size_t n = wrapped_len / 8 - 1; /* used only once the length is valid */
-	int err;
-
 	if (out_len != NULL)
 		*out_len = 0;
 	if (kek == NULL || out == NULL || out_len == NULL || wrapped == NULL)
 		return TW_ERR_INVAL;
 	/* §2.2.2: n+1 64-bit blocks, n >= 2 */
-	if (wrapped_len % 8 != 0 || wrapped_len < 24) {
-		err = TW_ERR_LENGTH;
-		goto out;
-	}
-	if (out_max < 8 * n) {
-		err = TW_ERR_OVERFLOW;
-		goto out;
-	}
-	/* 1) A = C[0], R[i] = C[i] */
+	if (wrapped_len % 8 != 0 || wrapped_len < 24)
+		return TW_ERR_LENGTH;
+	*n = wrapped_len / 8 - 1;
+	if (out_max < 8 * *n)
+		return TW_ERR_OVERFLOW;
 	memcpy(a, wrapped, 8);
-	memmove(out, wrapped + 8, 8 * n);
-	unwrap_w(kek, a, out, n);
-	/* 3) / §2.2.3: A must be the IV; the comparison does not leak where
-	 * it differs. */
+	memmove(out, wrapped + 8, 8 * *n);
+	return TW_OK;
+}
+
+/* Step 3 / §2.2.3: A must be the IV; the comparison does not leak where it
+ * differs. The output is wiped when it is not. */
+static int unwrap_end(uint8_t a[8], uint8_t *out, size_t n, size_t *out_len)
+{
+	int err = TW_OK;
+
 	if (!tw_ct_eq(a, default_iv, 8)) {
 		tw_wipe(out, 8 * n);
 		err = TW_ERR_AUTH;
-		goto out;
+	} else {
+		*out_len = 8 * n;
 	}
-	*out_len = 8 * n;
-	err = TW_OK;
-out:
-	tw_wipe(a, sizeof(a));
+	tw_wipe(a, 8);
 	return err;
+}
+
+int tw_keywrap_unwrap_ctx(const struct tw_aes_ctx *kek, uint8_t *out,
+			  size_t out_max, size_t *out_len,
+			  const uint8_t *wrapped, size_t wrapped_len)
+{
+	uint8_t a[8];
+	size_t n = 0;
+	int err = unwrap_start(kek, out, out_max, out_len, wrapped, wrapped_len, a, &n);
+
+	if (err != TW_OK)
+		return err;
+	unwrap_w(kek, a, out, n);
+	return unwrap_end(a, out, n, out_len);
 }
 
 int tw_keywrap_unwrap2_ctx(const struct tw_aes_ctx *kek, uint8_t *out1, size_t max1,
@@ -160,43 +172,33 @@ int tw_keywrap_unwrap2_ctx(const struct tw_aes_ctx *kek, uint8_t *out1, size_t m
 			   size_t max2, size_t *len2, const uint8_t *w2, size_t wl2, int *rc2)
 {
 	uint8_t a[2][8];
-	size_t n = wl1 / 8 - 1;
-	int rc;
+	size_t n1 = 0, n2 = 0;
+	int rc, r2;
 
+	rc = unwrap_start(kek, out1, max1, len1, w1, wl1, a[0], &n1);
+	r2 = unwrap_start(kek, out2, max2, len2, w2, wl2, a[1], &n2);
 #if defined(__x86_64__)
-	/* two keys of one length, as Ki and OPc are: their chains side by side */
-	if (kek != NULL && kek->impl == TW_AES_IMPL_AESNI && kek->has_dec && wl1 == wl2 &&
-	    wl1 % 8 == 0 && wl1 >= 24 && out1 != NULL && out2 != NULL && len1 != NULL &&
-	    len2 != NULL && w1 != NULL && w2 != NULL && rc2 != NULL && max1 >= 8 * n &&
-	    max2 >= 8 * n) {
+	/* two keys of one length, as K and OPc are: their chains side by side */
+	if (rc == TW_OK && r2 == TW_OK && n1 == n2 && kek->impl == TW_AES_IMPL_AESNI &&
+	    kek->has_dec) {
 		uint8_t *ap[2] = { a[0], a[1] }, *rp[2] = { out1, out2 };
 
-		memcpy(a[0], w1, 8);
-		memcpy(a[1], w2, 8);
-		memmove(out1, w1 + 8, 8 * n);
-		memmove(out2, w2 + 8, 8 * n);
-		tw_aes_ni_kw_unwrap(kek, ap, rp, n, 2);
-		/* §2.2.3 for each on its own */
-		*len1 = *len2 = 8 * n;
-		rc = TW_OK;
-		*rc2 = TW_OK;
-		if (!tw_ct_eq(a[0], default_iv, 8)) {
-			tw_wipe(out1, 8 * n);
-			*len1 = 0;
-			rc = TW_ERR_AUTH;
-		}
-		if (!tw_ct_eq(a[1], default_iv, 8)) {
-			tw_wipe(out2, 8 * n);
-			*len2 = 0;
-			*rc2 = TW_ERR_AUTH;
-		}
-		tw_wipe(a, sizeof(a));
-		return rc;
-	}
+		tw_aes_ni_kw_unwrap(kek, ap, rp, n1, 2);
+	} else
 #endif
-	rc = tw_keywrap_unwrap_ctx(kek, out1, max1, len1, w1, wl1);
+	{
+		if (rc == TW_OK)
+			unwrap_w(kek, a[0], out1, n1);
+		if (r2 == TW_OK)
+			unwrap_w(kek, a[1], out2, n2);
+	}
+	if (rc == TW_OK)
+		rc = unwrap_end(a[0], out1, n1, len1);
+	if (r2 == TW_OK)
+		r2 = unwrap_end(a[1], out2, n2, len2);
+	tw_wipe(a, sizeof(a));
 	if (rc2 != NULL)
-		*rc2 = tw_keywrap_unwrap_ctx(kek, out2, max2, len2, w2, wl2);
+		*rc2 = r2;
 	return rc;
 }
 
