@@ -1393,6 +1393,46 @@ static void test_batch_no_residue(void)
 }
 
 /*
+ * na random attributes after the header of b (the first an EAP-Message of
+ * at least 4 octets, with that length in it, when eap; values of up to
+ * vmax - 1 octets), with a zeroed Message-Authenticator put before
+ * attribute ma_i (SIZE_MAX: none) and its value offset in *ma_at; the
+ * header Length set. Returns the length.
+ */
+static size_t rnd_attr_list(uint8_t *b, size_t na, size_t ma_i, bool eap, size_t vmax,
+			    size_t *ma_at)
+{
+	uint8_t v[255];
+	size_t len = 20;
+
+	*ma_at = 0;
+	for (size_t a = 0; a <= na; a++) {
+		if (a == ma_i) {
+			b[len] = TW_RADIUS_MESSAGE_AUTHENTICATOR;
+			b[len + 1] = 18;
+			memset(b + len + 2, 0, 16);
+			*ma_at = len + 2;
+			len += 18;
+		}
+		if (a == na)
+			break;
+		size_t vl = rnd(vmax);
+
+		tw_test_random(v, vl);
+		b[len] = a == 0 && eap ? TW_RADIUS_EAP_MESSAGE : rnd_type();
+		if (b[len] == TW_RADIUS_EAP_MESSAGE && vl < 4)
+			vl = 4;
+		if (b[len] == TW_RADIUS_EAP_MESSAGE)
+			tw_store_be16(v + 2, (uint16_t)vl);
+		b[len + 1] = (uint8_t)(2 + vl);
+		memcpy(b + len + 2, v, vl);
+		len += 2 + vl;
+	}
+	tw_store_be16(b + 2, (uint16_t)len);
+	return len;
+}
+
+/*
  * tw_radius_verify_requests_ctx: batches of 1..70 requests whose
  * Message-Authenticator sits anywhere (first, in the middle, last, across
  * a 64-octet block boundary), signed here with OpenSSL; some with a bit
@@ -1414,7 +1454,7 @@ static void test_verify_batch(void)
 		size_t n = 1 + rnd(N), m = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			uint8_t *b = pkt[m], v[100], mac[16], copy[4096];
+			uint8_t *b = pkt[m], mac[16], copy[4096];
 			size_t len = 20, ma_at = 0, na = 1 + rnd(12), ma_i = rnd(na + 1);
 			size_t sl = ctx_secret_len((int)rnd(40));
 			unsigned kind = (unsigned)rnd(10);
@@ -1426,29 +1466,7 @@ static void test_verify_batch(void)
 			b[0] = code;
 			b[1] = (uint8_t)rnd(256);
 			tw_test_random(b + 4, 16);
-			for (size_t a = 0; a <= na; a++) {
-				if (a == ma_i && with_ma) {
-					b[len] = TW_RADIUS_MESSAGE_AUTHENTICATOR;
-					b[len + 1] = 18;
-					memset(b + len + 2, 0, 16);
-					ma_at = len + 2;
-					len += 18;
-				}
-				if (a == na)
-					break;
-				size_t vl = rnd(sizeof(v));
-
-				tw_test_random(v, vl);
-				b[len] = a == 0 && eap ? TW_RADIUS_EAP_MESSAGE : rnd_type();
-				if (b[len] == TW_RADIUS_EAP_MESSAGE && vl < 4)
-					vl = 4;
-				if (b[len] == TW_RADIUS_EAP_MESSAGE)
-					tw_store_be16(v + 2, (uint16_t)vl);
-				b[len + 1] = (uint8_t)(2 + vl);
-				memcpy(b + len + 2, v, vl);
-				len += 2 + vl;
-			}
-			tw_store_be16(b + 2, (uint16_t)len);
+			len = rnd_attr_list(b, na, with_ma ? ma_i : SIZE_MAX, eap, 100, &ma_at);
 			if (with_ma) {
 				memcpy(copy, b, len);
 				ossl_hmac_md5(mac, secret[m], sl, copy, len);
@@ -1509,7 +1527,7 @@ static void test_verify_resp_batch(void)
 		size_t n = 1 + rnd(N), m = 0;
 
 		for (size_t i = 0; i < n; i++) {
-			uint8_t *b = pkt[m], v[255], mac[16], copy[4096], ra[16];
+			uint8_t *b = pkt[m], mac[16], copy[4096], ra[16];
 			size_t len = 20, ma_at = 0, na = 1 + rnd(12), ma_i = rnd(na + 1);
 			size_t sl = ctx_secret_len((int)rnd(40)), big = rnd(4) == 0 ? 250 : 100;
 			unsigned kind = (unsigned)rnd(10);
@@ -1520,29 +1538,7 @@ static void test_verify_resp_batch(void)
 			b[0] = TW_RADIUS_ACCESS_CHALLENGE;
 			b[1] = (uint8_t)rnd(256);
 			memcpy(b + 4, ra_of[m], 16);
-			for (size_t a = 0; a <= na; a++) {
-				if (a == ma_i && with_ma) {
-					b[len] = TW_RADIUS_MESSAGE_AUTHENTICATOR;
-					b[len + 1] = 18;
-					memset(b + len + 2, 0, 16);
-					ma_at = len + 2;
-					len += 18;
-				}
-				if (a == na)
-					break;
-				size_t vl = rnd(big);
-
-				tw_test_random(v, vl);
-				b[len] = a == 0 && eap ? TW_RADIUS_EAP_MESSAGE : rnd_type();
-				if (b[len] == TW_RADIUS_EAP_MESSAGE && vl < 4)
-					vl = 4;
-				if (b[len] == TW_RADIUS_EAP_MESSAGE)
-					tw_store_be16(v + 2, (uint16_t)vl);
-				b[len + 1] = (uint8_t)(2 + vl);
-				memcpy(b + len + 2, v, vl);
-				len += 2 + vl;
-			}
-			tw_store_be16(b + 2, (uint16_t)len);
+			len = rnd_attr_list(b, na, with_ma ? ma_i : SIZE_MAX, eap, big, &ma_at);
 			if (with_ma) {
 				memcpy(copy, b, len);
 				ossl_hmac_md5(mac, secret[m], sl, copy, len);
