@@ -298,6 +298,23 @@ static void make_pair(struct tw_erp_key_ctx *server, struct tw_erp_key_ctx *peer
 	CHECK(ok);
 }
 
+/* Server and peer keys (cryptosuite 3) from an EMSK and a Session-Id in
+ * hex, the peer's next SEQ set. */
+static bool pair_from_hex(struct tw_erp_key_ctx *srv, struct tw_erp_key_ctx *peer,
+			  const char *emsk_hex, const char *sid_hex, uint32_t next_seq)
+{
+	uint8_t emsk[64], sid[65];
+
+	tw_test_hex(emsk, sizeof(emsk), emsk_hex);
+	tw_test_hex(sid, sizeof(sid), sid_hex);
+	if (!CHECK_OK(tw_erp_key_init(srv, emsk, sid, sizeof(sid), "wlan.example", 12, 3)) ||
+	    !CHECK_OK(tw_erp_key_init(peer, emsk, sid, sizeof(sid), "wlan.example", 12, 3)))
+		return false;
+	peer->next_seq = next_seq;
+	tw_wipe(emsk, sizeof(emsk));
+	return true;
+}
+
 /*
  * A key whose EAP-Finish/Re-auth tag (cryptosuite 3, 32 octets) has a 0x02
  * where a suite-2 tag would start, with the octets between tiling as
@@ -318,16 +335,12 @@ static void test_suite_ambiguity(void)
 	struct tw_erp_key_ctx srv, peer, *used = NULL;
 	struct table t = { &srv, 1, 0 };
 	struct tw_erp_msg m;
-	uint8_t emsk[64], sid[65], req[300], fin[300], rmsk_s[64], rmsk_p[64], ref[64];
+	uint8_t req[300], fin[300], rmsk_s[64], rmsk_p[64], ref[64];
 	uint8_t seqb[2] = { 0, 15 };
 	size_t rl, fl;
 
-	tw_test_hex(emsk, sizeof(emsk), emsk_hex);
-	tw_test_hex(sid, sizeof(sid), sid_hex);
-	if (!CHECK_OK(tw_erp_key_init(&srv, emsk, sid, sizeof(sid), "wlan.example", 12, 3)) ||
-	    !CHECK_OK(tw_erp_key_init(&peer, emsk, sid, sizeof(sid), "wlan.example", 12, 3)))
+	if (!pair_from_hex(&srv, &peer, emsk_hex, sid_hex, 15))
 		return;
-	peer.next_seq = 15;
 	CHECK_OK(tw_erp_peer_build_reauth(&peer, req, sizeof(req), &rl, 4, TW_ERP_FLAG_B));
 	CHECK_OK(tw_erp_server_reauth(lookup, &t, req, rl, fin, sizeof(fin), &fl, rmsk_s, &used));
 	/* the case itself: the guess takes suite 2, the key's suite splits right */
@@ -353,12 +366,8 @@ static void test_suite_ambiguity(void)
 		"32b2829219b5f81fdc4966b1e6d19d2d46176c9aae1b83d6fab0f7f63be9d606"
 		"b12ac9c39ebfb425c6af2cdff78607064eb3caa1873d55194f23db8c6074e924ce";
 
-	tw_test_hex(emsk, sizeof(emsk), emsk2_hex);
-	tw_test_hex(sid, sizeof(sid), sid2_hex);
-	if (!CHECK_OK(tw_erp_key_init(&srv, emsk, sid, sizeof(sid), "wlan.example", 12, 3)) ||
-	    !CHECK_OK(tw_erp_key_init(&peer, emsk, sid, sizeof(sid), "wlan.example", 12, 3)))
+	if (!pair_from_hex(&srv, &peer, emsk2_hex, sid2_hex, 29173))
 		return;
-	peer.next_seq = 29173;
 	seqb[0] = 29173 >> 8;
 	seqb[1] = 29173 & 0xff;
 	CHECK_OK(tw_erp_peer_build_reauth(&peer, req, sizeof(req), &rl, 4, 0));
