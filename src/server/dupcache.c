@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "twag/bytes.h"
+#include "twag/mem.h"
 #include "twag/server.h"
 
 #include "srv_hash.h"
@@ -45,13 +46,13 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 	if (d->ring_len < 4 * TW_SRV_DUP_REPLY_MAX)
 		d->ring_len = 4 * TW_SRV_DUP_REPLY_MAX;
 	/* calloc: the rings are touched only as they first go round */
-	d->e = calloc(n, sizeof(*d->e));
-	d->ring = calloc(1, d->ring_len);
-	d->buckets = malloc((size_t)nb * sizeof(*d->buckets));
+	d->e = tw_table_alloc(n, sizeof(*d->e));
+	d->ring = tw_table_alloc(d->ring_len, 1);
+	d->buckets = tw_table_alloc(nb, sizeof(*d->buckets));
 	if (d->e == NULL || d->ring == NULL || d->buckets == NULL) {
-		free(d->e);
-		free(d->ring);
-		free(d->buckets);
+		tw_table_free(d->e, n, sizeof(*d->e));
+		tw_table_free(d->ring, d->ring_len, 1);
+		tw_table_free(d->buckets, nb, sizeof(*d->buckets));
 		memset(d, 0, sizeof(*d));
 		return TW_ERR_NOMEM;
 	}
@@ -66,9 +67,9 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 
 void tw_srv_dup_free(struct tw_srv_dup *d)
 {
-	free(d->e);
-	free(d->ring);
-	free(d->buckets);
+	tw_table_free(d->e, d->n, sizeof(*d->e));
+	tw_table_free(d->ring, d->ring_len, 1);
+	tw_table_free(d->buckets, d->nbuckets, sizeof(*d->buckets));
 	memset(d, 0, sizeof(*d));
 }
 

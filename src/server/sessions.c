@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "twag/bytes.h"
+#include "twag/mem.h"
 #include "twag/server.h"
 
 #include "srv_hash.h"
@@ -123,17 +124,17 @@ int tw_srv_sessions_init(struct tw_srv_sessions *t, uint32_t cap, unsigned timeo
 		return TW_ERR_INVAL;
 	while (nb < cap)
 		nb <<= 1;
-	t->slots = calloc(cap, sizeof(*t->slots));
-	t->buckets = malloc((size_t)nb * sizeof(*t->buckets));
+	t->slots = tw_table_alloc(cap, sizeof(*t->slots));
+	t->buckets = tw_table_alloc(nb, sizeof(*t->buckets));
 	if (t->slots == NULL || t->buckets == NULL) {
-		free(t->slots);
-		free(t->buckets);
+		tw_table_free(t->slots, cap, sizeof(*t->slots));
+		tw_table_free(t->buckets, nb, sizeof(*t->buckets));
 		memset(t, 0, sizeof(*t));
 		return TW_ERR_NOMEM;
 	}
 	if (pthread_mutex_init(&t->lock, NULL) != 0) {
-		free(t->slots);
-		free(t->buckets);
+		tw_table_free(t->slots, cap, sizeof(*t->slots));
+		tw_table_free(t->buckets, nb, sizeof(*t->buckets));
 		memset(t, 0, sizeof(*t));
 		return TW_ERR_NOMEM;
 	}
@@ -154,8 +155,8 @@ void tw_srv_sessions_free(struct tw_srv_sessions *t)
 {
 	if (t->slots != NULL) {
 		tw_wipe(t->slots, (size_t)t->used * sizeof(*t->slots));
-		free(t->slots);
-		free(t->buckets);
+		tw_table_free(t->slots, t->cap, sizeof(*t->slots));
+		tw_table_free(t->buckets, t->nbuckets, sizeof(*t->buckets));
 		pthread_mutex_destroy(&t->lock);
 	}
 	memset(t, 0, sizeof(*t));

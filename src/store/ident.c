@@ -50,6 +50,7 @@
 #include "store_internal.h"
 #include "twag/bytes.h"
 #include "twag/hmac.h"
+#include "twag/mem.h"
 
 /*
  * Re-auth state serialisation (format 2, 129 octets, then sealed: seal_state):
@@ -1583,11 +1584,11 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	while (t->nbucket < cap)
 		t->nbucket <<= 1;
 	t->flush_at = cap / 4 < STORE_FLUSH_BATCH ? cap / 4 : STORE_FLUSH_BATCH;
-	t->ent = calloc(cap, sizeof(*t->ent));
-	t->bucket = malloc(t->nbucket * sizeof(*t->bucket));
+	t->ent = tw_table_alloc(cap, sizeof(*t->ent));
+	t->bucket = tw_table_alloc(t->nbucket, sizeof(*t->bucket));
 	if (t->ent == NULL || t->bucket == NULL) {
-		free(t->ent);
-		free(t->bucket);
+		tw_table_free(t->ent, cap, sizeof(*t->ent));
+		tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
 		t->ent = NULL;
 		t->bucket = NULL;
 		return TW_ERR_NOMEM;
@@ -1715,8 +1716,8 @@ void store_ident_free(struct tw_store *st)
 	if (t->ent == NULL)
 		return;
 	tw_wipe(t->ent, (size_t)t->fresh * sizeof(*t->ent));
-	free(t->ent);
-	free(t->bucket);
+	tw_table_free(t->ent, t->cap, sizeof(*t->ent));
+	tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
 	if (t->pruned != NULL)
 		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
 	free(t->pruned);

@@ -48,6 +48,7 @@
 #include "twag/aka.h"
 #include "twag/bytes.h"
 #include "twag/keywrap.h"
+#include "twag/mem.h"
 #include "twag/milenage.h"
 #include "twag/sqn.h"
 #include "twag/tuak.h"
@@ -518,6 +519,56 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
 	atomic_fetch_sub(&st->n_loaded, 1);
 }
 
+/* Records are made in chunks, never freed one by one: a cached record
+ * stays until close (rec_kill), and one that never reached the cache goes
+ * back to rec_spare. */
+enum { STORE_REC_CHUNK = 4096 };
+
+struct rec_chunk {
+	struct rec_chunk *next;
+	struct sub_rec *recs;      /* STORE_REC_CHUNK */
+};
+
+/* A zeroed record, or NULL. */
+static struct sub_rec *rec_alloc(struct tw_store *st)
+{
+	struct sub_rec *r = NULL;
+
+	pthread_mutex_lock(&st->all_lock);
+	if (st->rec_spare != NULL) {
+		r = st->rec_spare;
+		st->rec_spare = r->next;
+		r->next = NULL;
+	} else if (st->chunks != NULL && st->chunk_used < STORE_REC_CHUNK) {
+		r = &st->chunks->recs[st->chunk_used++];
+	} else {
+		struct rec_chunk *c = calloc(1, sizeof(*c));
+
+		if (c != NULL)
+			c->recs = tw_table_alloc(STORE_REC_CHUNK, sizeof(*c->recs));
+		if (c != NULL && c->recs != NULL) {
+			c->next = st->chunks;
+			st->chunks = c;
+			st->chunk_used = 1;
+			r = &c->recs[0];
+		} else {
+			free(c);
+		}
+	}
+	pthread_mutex_unlock(&st->all_lock);
+	return r;
+}
+
+/* r (from rec_alloc, never linked, no lock or cond initialised) back. */
+static void rec_spare(struct tw_store *st, struct sub_rec *r)
+{
+	tw_wipe(r, sizeof(*r));
+	pthread_mutex_lock(&st->all_lock);
+	r->next = st->rec_spare;
+	st->rec_spare = r;
+	pthread_mutex_unlock(&st->all_lock);
+}
+
 /*
  * The record of imsi, locked: from the cache, or loaded from the database
  * on first use. Annex C / store.h: a loaded record starts at SEQ_HE :=
@@ -539,7 +590,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		*out = r;
 		return TW_OK;
 	}
-	r = calloc(1, sizeof(*r));
+	r = rec_alloc(st);
 	if (r == NULL)
 		return TW_ERR_NOMEM;
 	/* read before the row: a change committed after it bumps the epoch,
@@ -587,8 +638,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		/* another thread loaded it meanwhile: use that one */
 		pthread_cond_destroy(&r->ahead_done);
 		pthread_mutex_destroy(&r->lock);
-		tw_wipe(r, sizeof(*r));
-		free(r);
+		rec_spare(st, r);
 		return rec_get(st, imsi, out);
 	}
 	atomic_fetch_add(&st->n_loaded, 1);
@@ -605,8 +655,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	*out = r;
 	return TW_OK;
 fail:
-	tw_wipe(r, sizeof(*r));
-	free(r);
+	rec_spare(st, r);
 	if (rc == TW_ERR_DECODE || rc == TW_ERR_RANGE)
 		rc = store_io(st, TW_ERR_IO); /* a row we cannot use: the store is bad */
 	return rc;
@@ -1220,7 +1269,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 		sqlite3_finalize(q);
 	}
 	st->nbucket = pow2_at_least(nsub > 0 ? 2 * (size_t)nsub : 0);
-	st->bucket = calloc(st->nbucket, sizeof(*st->bucket));
+	st->bucket = tw_table_alloc(st->nbucket, sizeof(*st->bucket));
 	if (st->bucket == NULL) {
 		rc = TW_ERR_NOMEM;
 		goto fail;
@@ -1297,9 +1346,16 @@ void tw_store_close(struct tw_store *st)
 		pthread_cond_destroy(&r->ahead_done);
 		pthread_mutex_destroy(&r->lock);
 		tw_wipe(r, sizeof(*r));
-		free(r);
 	}
-	free(st->bucket);
+	st->rec_spare = NULL; /* wiped when they went back */
+	while (st->chunks != NULL) {
+		struct rec_chunk *c = st->chunks;
+
+		st->chunks = c->next;
+		tw_table_free(c->recs, STORE_REC_CHUNK, sizeof(*c->recs));
+		free(c);
+	}
+	tw_table_free(st->bucket, st->nbucket, sizeof(*st->bucket));
 	pthread_mutex_destroy(&st->db_lock);
 	pthread_mutex_destroy(&st->rd_lock);
 	pthread_mutex_destroy(&st->all_lock);

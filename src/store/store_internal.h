@@ -211,6 +211,12 @@ struct tw_store {
 	pthread_mutex_t stripe[STORE_STRIPES];
 	struct sub_rec *all;
 	pthread_mutex_t all_lock;
+	/* records come from chunks of STORE_REC_CHUNK (store.c rec_alloc, on
+	 * huge pages like the other look-up tables: twag/mem.h), under
+	 * all_lock; one never linked goes back to rec_spare */
+	struct rec_chunk *chunks;
+	size_t chunk_used;         /* records taken from chunks (the newest) */
+	struct sub_rec *rec_spare;
 
 	/* prepared statements (under db_lock) */
 	sqlite3_stmt *q_resv_sel, *q_resv_upd, *q_close_upd;

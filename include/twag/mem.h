@@ -1,0 +1,24 @@
+/*
+ * twag — memory for the large tables looked up on the packet path
+ * (identity table, subscriber record chains, duplicate cache, EAP
+ * sessions).
+ *
+ * Such a table is tens of megabytes read at random: with 4 KiB pages nearly
+ * every look-up misses the TLB as well as the cache. These allocations are
+ * mapped directly, aligned to 2 MiB and marked for transparent huge pages
+ * (madvise MADV_HUGEPAGE: honoured when the system's THP setting is
+ * "madvise" or "always", ignored otherwise). The memory is zeroed and is
+ * touched only as it is used, like calloc's.
+ */
+#ifndef TWAG_MEM_H
+#define TWAG_MEM_H
+
+#include <stddef.h>
+
+/* count * size zeroed octets, or NULL (overflow, no memory, count or size 0). */
+void *tw_table_alloc(size_t count, size_t size);
+/* Frees what tw_table_alloc(count, size) returned (NULL: nothing). The
+ * contents are not wiped: a table holding secrets wipes them first. */
+void tw_table_free(void *p, size_t count, size_t size);
+
+#endif

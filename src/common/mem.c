@@ -1,0 +1,59 @@
+/*
+ * twag — large tables on huge pages (see twag/mem.h).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "twag/mem.h"
+
+enum { HUGE_2M = 2u << 20 };
+
+/* The mapping's length for count * size octets (0: overflow or empty). */
+static size_t map_len(size_t count, size_t size)
+{
+	size_t n, page = (size_t)sysconf(_SC_PAGESIZE), unit;
+
+	if (count == 0 || size == 0 || count > SIZE_MAX / size)
+		return 0;
+	n = count * size;
+	unit = n >= HUGE_2M / 2 ? HUGE_2M : page;
+	if (n > SIZE_MAX - 2 * (size_t)HUGE_2M)
+		return 0;
+	return (n + unit - 1) / unit * unit;
+}
+
+void *tw_table_alloc(size_t count, size_t size)
+{
+	size_t len = map_len(count, size), extra, lead;
+	uint8_t *p;
+
+	if (len == 0)
+		return NULL;
+	if (len % HUGE_2M != 0) {
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		return p == MAP_FAILED ? NULL : p;
+	}
+	/* map 2 MiB more, keep the aligned part */
+	extra = HUGE_2M;
+	p = mmap(NULL, len + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return NULL;
+	lead = (HUGE_2M - (uintptr_t)p % HUGE_2M) % HUGE_2M;
+	if (lead > 0)
+		(void)munmap(p, lead);
+	if (extra - lead > 0)
+		(void)munmap(p + lead + len, extra - lead);
+	p += lead;
+#ifdef MADV_HUGEPAGE
+	(void)madvise(p, len, MADV_HUGEPAGE);
+#endif
+	return p;
+}
+
+void tw_table_free(void *p, size_t count, size_t size)
+{
+	if (p != NULL)
+		(void)munmap(p, map_len(count, size));
+}
