@@ -4,6 +4,9 @@
 #include "twag/cpu.h"
 #include "twag/err.h"
 #include "twag/hex.h"
+#include "twag/mem.h"
+
+#include <stdint.h>
 
 static void test_bytes(void)
 {
@@ -74,10 +77,44 @@ static void test_cpu(void)
 	CHECK(strcmp(tw_strerror(TW_ERR_AUTH), "authentication failed") == 0);
 }
 
+/* The table allocator: zeroed, writable to the last octet, tables of
+ * 1 MiB and more aligned to 2 MiB (what lets the kernel back them with
+ * huge pages), overflow and empty requests refused. */
+static void test_table_alloc(void)
+{
+	static const size_t sizes[][2] = {
+		{ 1, 1 }, { 100, 24 }, { 4096, 1 }, { 1u << 20, 1 }, { 3u << 20, 1 }, { 70000, 456 },
+	};
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		size_t n = sizes[i][0] * sizes[i][1];
+		uint8_t *p = tw_table_alloc(sizes[i][0], sizes[i][1]);
+		bool zero = true;
+
+		CHECK(p != NULL);
+		if (p == NULL)
+			continue;
+		for (size_t j = 0; j < n; j += 997)
+			zero = zero && p[j] == 0;
+		CHECK(zero && p[n - 1] == 0);
+		memset(p, 0xa5, n);
+		CHECK(p[0] == 0xa5 && p[n - 1] == 0xa5);
+		if (n >= (1u << 20))
+			CHECK((uintptr_t)p % (2u << 20) == 0);
+		tw_table_free(p, sizes[i][0], sizes[i][1]);
+	}
+	CHECK(tw_table_alloc(0, 16) == NULL);
+	CHECK(tw_table_alloc(16, 0) == NULL);
+	CHECK(tw_table_alloc(SIZE_MAX / 2, 3) == NULL);
+	CHECK(tw_table_alloc(1, SIZE_MAX - 4096) == NULL);
+	tw_table_free(NULL, 1, 1);
+}
+
 void test_main(void)
 {
 	test_bytes();
 	test_ct();
 	test_hex();
 	test_cpu();
+	test_table_alloc();
 }
