@@ -372,10 +372,143 @@ struct ident_row {
 	} r[STORE_REAUTH_KEPT];
 };
 
-/* The columns after imsi, in this order, in every statement on ident. */
-#define IDENT_COLS "p0, p1, r0, r0_state, r0_t, r1, r1_state, r1_t"
+/*
+ * Row value (schema 4), one blob: octet 0 the format (1); then for each
+ * pseudonym slot its id's length (0: empty) and the id; then for each
+ * re-auth slot its id's length and the id and, when not empty, the sealed
+ * state (STORE_REAUTH_WRAP_LEN) and when it was stored (wall µs, be64).
+ * One integer key and one value make a write-behind round about half the
+ * SQLite work of schema 3's text key and eight columns.
+ */
+enum {
+	ROW_FORMAT = 1,
+	ROW_MAX = 1 + STORE_PSEUDONYMS_KEPT * (1 + TW_EAP_ID_MAX) +
+		  STORE_REAUTH_KEPT * (1 + TW_EAP_ID_MAX + STORE_REAUTH_WRAP_LEN + 8),
+};
 
-static void col_id(sqlite3_stmt *q, int c, uint8_t *id, size_t *len)
+int64_t store_ident_row_key(const char *imsi, size_t n)
+{
+	int64_t v = 0;
+
+	if (n < TW_IMSI_MIN_LEN || n > TW_IMSI_MAX_LEN || !digits(imsi, n))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (imsi[i] - '0');
+	/* the length in front keeps leading zeros apart (001.. and 01..) */
+	return (int64_t)n * 1000000000000000LL + v;
+}
+
+static size_t row_enc(const struct ident_row *row, uint8_t b[static ROW_MAX])
+{
+	size_t o = 0;
+
+	b[o++] = ROW_FORMAT;
+	for (int i = 0; i < STORE_PSEUDONYMS_KEPT; i++) {
+		b[o++] = (uint8_t)row->p[i].len;
+		memcpy(b + o, row->p[i].id, row->p[i].len);
+		o += row->p[i].len;
+	}
+	for (int i = 0; i < STORE_REAUTH_KEPT; i++) {
+		b[o++] = (uint8_t)row->r[i].len;
+		if (row->r[i].len == 0)
+			continue;
+		memcpy(b + o, row->r[i].id, row->r[i].len);
+		o += row->r[i].len;
+		memcpy(b + o, row->r[i].state, STORE_REAUTH_WRAP_LEN);
+		o += STORE_REAUTH_WRAP_LEN;
+		tw_store_be64(b + o, (uint64_t)row->r[i].t);
+		o += 8;
+	}
+	return o;
+}
+
+/* A value not of this layout (another format, a length past the end or
+ * over TW_EAP_ID_MAX, octets left over) decodes as a row with every slot
+ * empty: its ids are not found, their peers authenticate fully. */
+static void row_dec(const uint8_t *b, size_t n, struct ident_row *row)
+{
+	size_t o = 1;
+
+	memset(row, 0, sizeof(*row));
+	if (b == NULL || n < 1 || b[0] != ROW_FORMAT)
+		return;
+	for (int i = 0; i < STORE_PSEUDONYMS_KEPT; i++) {
+		size_t len;
+
+		if (o >= n || (len = b[o]) > TW_EAP_ID_MAX || n - o - 1 < len)
+			goto bad;
+		memcpy(row->p[i].id, b + o + 1, len);
+		row->p[i].len = len;
+		o += 1 + len;
+	}
+	for (int i = 0; i < STORE_REAUTH_KEPT; i++) {
+		size_t len;
+
+		if (o >= n || (len = b[o]) > TW_EAP_ID_MAX)
+			goto bad;
+		o++;
+		if (len == 0)
+			continue;
+		if (n - o < len + STORE_REAUTH_WRAP_LEN + 8)
+			goto bad;
+		memcpy(row->r[i].id, b + o, len);
+		row->r[i].len = len;
+		o += len;
+		memcpy(row->r[i].state, b + o, STORE_REAUTH_WRAP_LEN);
+		o += STORE_REAUTH_WRAP_LEN;
+		row->r[i].t = (int64_t)tw_load_be64(b + o);
+		o += 8;
+	}
+	if (o == n)
+		return;
+bad:
+	tw_wipe(row, sizeof(*row));
+}
+
+/* The row of key through q (a "SELECT v FROM ident WHERE k = ?1"
+ * statement) into *row, all slots empty when there is none. */
+static int row_load(sqlite3_stmt *q, int64_t key, struct ident_row *row)
+{
+	int rc;
+
+	memset(row, 0, sizeof(*row));
+	sqlite3_bind_int64(q, 1, key);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		row_dec(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), row);
+		rc = SQLITE_DONE;
+	}
+	sqlite3_reset(q);
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+/* The row back (db_lock held, in the round's transaction); deleted when
+ * every slot is empty. */
+static int row_save(struct tw_store *st, int64_t key, const struct ident_row *row)
+{
+	sqlite3_stmt *q = st->id_q.put;
+	uint8_t b[ROW_MAX];
+	size_t n = 0;
+	bool any = false;
+	int rc;
+
+	for (int i = 0; i < 2; i++)
+		any = any || row->p[i].len || row->r[i].len;
+	if (!any)
+		q = st->id_q.del;
+	sqlite3_bind_int64(q, 1, key);
+	if (any) {
+		n = row_enc(row, b);
+		sqlite3_bind_blob(q, 2, b, (int)n, SQLITE_STATIC);
+	}
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	tw_wipe(b, n);
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+/* One id column of a schema 3 row (NULL or out of range: empty). */
+static void col_id3(sqlite3_stmt *q, int c, uint8_t *id, size_t *len)
 {
 	const void *b = sqlite3_column_blob(q, c);
 	size_t n = (size_t)sqlite3_column_bytes(q, c);
@@ -387,69 +520,66 @@ static void col_id(sqlite3_stmt *q, int c, uint8_t *id, size_t *len)
 	}
 }
 
-/* The row of imsi through q (a "SELECT " IDENT_COLS " ... imsi = ?1"
- * statement) into *row, all slots empty when there is none. A re-auth
- * slot whose state is not a wrap of ours is left empty. */
-static int row_load(sqlite3_stmt *q, const char *imsi, size_t imsi_len, struct ident_row *row)
+int store_ident_migrate_3(struct tw_store *st, char *errbuf, size_t errbuf_len)
 {
+	sqlite3_stmt *q = NULL, *w = NULL;
+	struct ident_row row;
+	uint8_t b[ROW_MAX];
 	int rc;
 
-	memset(row, 0, sizeof(*row));
-	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
-	rc = sqlite3_step(q);
-	if (rc == SQLITE_ROW) {
+	rc = sqlite3_prepare_v2(st->db,
+				"SELECT imsi, p0, p1, r0, r0_state, r0_t, r1, r1_state, r1_t"
+				" FROM ident_3", -1, &q, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(st->db, "INSERT INTO ident (k, v) VALUES (?1, ?2)", -1,
+					&w, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *imsi = (const char *)sqlite3_column_text(q, 0);
+		int64_t k = imsi != NULL
+			? store_ident_row_key(imsi, (size_t)sqlite3_column_bytes(q, 0)) : -1;
+		bool any = false;
+		size_t n;
+
+		rc = SQLITE_OK;
+		if (k < 0)
+			continue; /* no IMSI of ours: no id of ours names it */
+		memset(&row, 0, sizeof(row));
 		for (int i = 0; i < 2; i++) {
-			col_id(q, i, row->p[i].id, &row->p[i].len);
-			col_id(q, 2 + 3 * i, row->r[i].id, &row->r[i].len);
-			if (sqlite3_column_bytes(q, 3 + 3 * i) == STORE_REAUTH_WRAP_LEN &&
-			    sqlite3_column_blob(q, 3 + 3 * i) != NULL)
-				memcpy(row->r[i].state, sqlite3_column_blob(q, 3 + 3 * i),
+			col_id3(q, 1 + i, row.p[i].id, &row.p[i].len);
+			col_id3(q, 3 + 3 * i, row.r[i].id, &row.r[i].len);
+			if (sqlite3_column_bytes(q, 4 + 3 * i) == STORE_REAUTH_WRAP_LEN &&
+			    sqlite3_column_blob(q, 4 + 3 * i) != NULL)
+				memcpy(row.r[i].state, sqlite3_column_blob(q, 4 + 3 * i),
 				       STORE_REAUTH_WRAP_LEN);
 			else
-				row->r[i].len = 0;
-			row->r[i].t = sqlite3_column_int64(q, 4 + 3 * i);
+				row.r[i].len = 0; /* no state of ours: the slot goes */
+			row.r[i].t = sqlite3_column_int64(q, 5 + 3 * i);
+			any = any || row.p[i].len || row.r[i].len;
 		}
-		rc = SQLITE_DONE;
+		if (!any)
+			continue;
+		n = row_enc(&row, b);
+		sqlite3_bind_int64(w, 1, k);
+		sqlite3_bind_blob(w, 2, b, (int)n, SQLITE_STATIC);
+		rc = sqlite3_step(w) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+		sqlite3_reset(w);
+		tw_wipe(b, n);
 	}
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
-}
-
-/* The row back (db_lock held, in the round's transaction); deleted when
- * every slot is empty. */
-static int row_save(struct tw_store *st, const char *imsi, size_t imsi_len,
-		    const struct ident_row *row)
-{
-	sqlite3_stmt *q = st->id_q.put;
-	bool any = false;
-	int rc;
-
-	for (int i = 0; i < 2; i++)
-		any = any || row->p[i].len || row->r[i].len;
-	if (!any)
-		q = st->id_q.del;
-	sqlite3_bind_text(q, 1, imsi, (int)imsi_len, SQLITE_STATIC);
-	for (int i = 0; any && i < 2; i++) {
-		if (row->p[i].len)
-			sqlite3_bind_blob(q, 2 + i, row->p[i].id, (int)row->p[i].len,
-					  SQLITE_STATIC);
-		else
-			sqlite3_bind_null(q, 2 + i);
-		if (row->r[i].len) {
-			sqlite3_bind_blob(q, 4 + 3 * i, row->r[i].id, (int)row->r[i].len,
-					  SQLITE_STATIC);
-			sqlite3_bind_blob(q, 5 + 3 * i, row->r[i].state, STORE_REAUTH_WRAP_LEN,
-					  SQLITE_STATIC);
-			sqlite3_bind_int64(q, 6 + 3 * i, row->r[i].t);
-		} else {
-			sqlite3_bind_null(q, 4 + 3 * i);
-			sqlite3_bind_null(q, 5 + 3 * i);
-			sqlite3_bind_null(q, 6 + 3 * i);
-		}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	tw_wipe(&row, sizeof(row));
+	if (rc != SQLITE_OK)
+		store_say(errbuf, errbuf_len, "migrating the identity table: %s",
+		    sqlite3_errmsg(st->db));
+	sqlite3_finalize(q);
+	sqlite3_finalize(w);
+	if (rc == SQLITE_OK && sqlite3_exec(st->db, "DROP TABLE ident_3", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		store_say(errbuf, errbuf_len, "migrating the identity table: %s",
+		    sqlite3_errmsg(st->db));
+		rc = SQLITE_ERROR;
 	}
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	return rc == SQLITE_OK ? TW_OK : TW_ERR_IO;
 }
 
 static bool slot_is(const uint8_t *id, size_t len, const uint8_t *key, size_t key_len)
@@ -782,7 +912,7 @@ static int row_get(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t
 	if (!id_imsi(st, key, len, imsi, &n))
 		return TW_OK;
 	pthread_mutex_lock(&st->rd_lock);
-	rc = row_load(st->rq_i_get, imsi, n, &r);
+	rc = row_load(st->rq_i_get, store_ident_row_key(imsi, n), &r);
 	pthread_mutex_unlock(&st->rd_lock);
 	if (rc != TW_OK)
 		return store_io(st, rc);
@@ -1146,8 +1276,10 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 
 	if (!ent_imsi(st, e, imsi, &n))
 		return TW_OK; /* not an id of ours: no row has it */
+	if (store_ident_row_key(imsi, n) < 0)
+		return TW_OK; /* not an IMSI: no row has it */
 	if (!c->live || c->n != n || memcmp(c->imsi, imsi, n) != 0) {
-		rc = row_load(st->id_q.get, imsi, n, &c->row);
+		rc = row_load(st->id_q.get, store_ident_row_key(imsi, n), &c->row);
 		if (rc != TW_OK)
 			return rc;
 		c->live = true;
@@ -1160,7 +1292,7 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 	    memcmp(imsi, c->imsi, n) == 0)
 		return TW_OK; /* the same row next */
 	if (c->changed)
-		rc = row_save(st, c->imsi, c->n, &c->row);
+		rc = row_save(st, store_ident_row_key(c->imsi, c->n), &c->row);
 	c->live = false;
 	tw_wipe(&c->row, sizeof(c->row));
 	return rc;
@@ -1179,9 +1311,9 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 static int sweep(struct tw_store *st, int64_t now, int *n)
 {
 	struct ident_table *t = tab(st);
-	sqlite3_stmt *q = st->id_q.sweep_sel, *u = st->id_q.sweep_clr;
-	int64_t cutoff = now - (int64_t)st->reauth_ttl * 1000000;
-	char (*hit)[TW_IMSI_MAX_LEN + 1], from[TW_IMSI_MAX_LEN + 1];
+	sqlite3_stmt *q = st->id_q.sweep_sel;
+	int64_t cutoff = now - (int64_t)st->reauth_ttl * 1000000, from = t->sweep_after, *hit;
+	struct ident_row row;
 	size_t nhit = 0;
 	int rows = 0, rc;
 
@@ -1189,47 +1321,39 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 	hit = malloc(STORE_SWEEP_ROWS * sizeof(*hit));
 	if (hit == NULL)
 		return TW_OK; /* at the next sweep */
-	/* the loop below moves sweep_after on: bound as a copy, kept to go
-	 * back to should this sweep fail */
-	memcpy(from, t->sweep_after, sizeof(from));
-	sqlite3_bind_text(q, 1, from, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 1, from);
 	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const unsigned char *im = sqlite3_column_text(q, 0);
-		size_t len = (size_t)sqlite3_column_bytes(q, 0);
+		int64_t k = sqlite3_column_int64(q, 0);
 		bool old = false;
 
 		rows++;
-		if (im == NULL || len > TW_IMSI_MAX_LEN)
-			continue;
-		for (int i = 0; i < 2; i++)
-			old = old || (sqlite3_column_type(q, 1 + i) != SQLITE_NULL &&
-				      sqlite3_column_int64(q, 1 + i) < cutoff);
-		memcpy(hit[nhit], im, len);
-		hit[nhit][len] = '\0';
+		row_dec(sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), &row);
+		for (int i = 0; i < STORE_REAUTH_KEPT; i++)
+			old = old || (row.r[i].len != 0 && row.r[i].t < cutoff);
+		hit[nhit] = k;
 		nhit += old;
-		memcpy(t->sweep_after, im, len);
-		t->sweep_after[len] = '\0';
+		t->sweep_after = k;
 	}
 	sqlite3_reset(q);
-	if (rc == SQLITE_DONE && rows < STORE_SWEEP_ROWS)
-		t->sweep_after[0] = '\0'; /* the end: from the start next time */
-	for (size_t i = 0; rc == SQLITE_DONE && i < nhit; i++) {
-		sqlite3_bind_text(u, 1, hit[i], -1, SQLITE_STATIC);
-		sqlite3_bind_int64(u, 2, cutoff);
-		rc = sqlite3_step(u);
-		sqlite3_reset(u);
-		if (rc == SQLITE_DONE) { /* a row left with no id at all goes */
-			sqlite3_bind_text(st->id_q.sweep_del, 1, hit[i], -1, SQLITE_STATIC);
-			rc = sqlite3_step(st->id_q.sweep_del);
-			sqlite3_reset(st->id_q.sweep_del);
-		}
+	rc = rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	if (rc == TW_OK && rows < STORE_SWEEP_ROWS)
+		t->sweep_after = 0; /* the end: from the start next time */
+	/* each old slot emptied; a row left with no id at all goes */
+	for (size_t i = 0; rc == TW_OK && i < nhit; i++) {
+		rc = row_load(st->id_q.get, hit[i], &row);
+		for (int j = 0; rc == TW_OK && j < STORE_REAUTH_KEPT; j++)
+			if (row.r[j].len != 0 && row.r[j].t < cutoff)
+				row.r[j].len = 0;
+		if (rc == TW_OK)
+			rc = row_save(st, hit[i], &row);
 	}
+	tw_wipe(&row, sizeof(row));
 	free(hit);
 	*n = rows;
-	if (rc != SQLITE_DONE)
-		memcpy(t->sweep_after, from, sizeof(from)); /* the same rows next time */
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	if (rc != TW_OK)
+		t->sweep_after = from; /* the same rows next time */
+	return rc;
 }
 
 static void max_store(_Atomic uint64_t *m, uint64_t v)
@@ -1620,38 +1744,22 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	st->ops.mint_body = mint_body;
 
 	/* look-ups on the reading connection, writes on the writing one */
-	rc = store_prepare(st->rd, &st->rq_i_get,
-			   "SELECT " IDENT_COLS " FROM ident WHERE imsi = ?1", errbuf, errbuf_len);
+	rc = store_prepare(st->rd, &st->rq_i_get, "SELECT v FROM ident WHERE k = ?1", errbuf,
+			   errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.get,
-				   "SELECT " IDENT_COLS " FROM ident WHERE imsi = ?1", errbuf,
-				   errbuf_len);
+		rc = store_prepare(st->db, &st->id_q.get, "SELECT v FROM ident WHERE k = ?1",
+				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.put,
-				   "INSERT OR REPLACE INTO ident (imsi, " IDENT_COLS ")"
-				   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)", errbuf, errbuf_len);
+				   "INSERT OR REPLACE INTO ident (k, v) VALUES (?1, ?2)", errbuf,
+				   errbuf_len);
 	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.del, "DELETE FROM ident WHERE imsi = ?1",
+		rc = store_prepare(st->db, &st->id_q.del, "DELETE FROM ident WHERE k = ?1",
 				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.sweep_sel,
-				   "SELECT imsi, r0_t, r1_t FROM ident WHERE imsi > ?1"
-				   " ORDER BY imsi LIMIT ?2", errbuf, errbuf_len);
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.sweep_del,
-				   "DELETE FROM ident WHERE imsi = ?1 AND p0 IS NULL AND p1 IS NULL"
-				   " AND r0 IS NULL AND r1 IS NULL", errbuf, errbuf_len);
-	/* in an UPDATE every expression reads the row as it was */
-	if (rc == TW_OK && !st->read_only)
-		rc = store_prepare(st->db, &st->id_q.sweep_clr,
-				   "UPDATE ident SET"
-				   " r0 = CASE WHEN r0_t < ?2 THEN NULL ELSE r0 END,"
-				   " r0_state = CASE WHEN r0_t < ?2 THEN NULL ELSE r0_state END,"
-				   " r0_t = CASE WHEN r0_t < ?2 THEN NULL ELSE r0_t END,"
-				   " r1 = CASE WHEN r1_t < ?2 THEN NULL ELSE r1 END,"
-				   " r1_state = CASE WHEN r1_t < ?2 THEN NULL ELSE r1_state END,"
-				   " r1_t = CASE WHEN r1_t < ?2 THEN NULL ELSE r1_t END"
-				   " WHERE imsi = ?1", errbuf, errbuf_len);
+				   "SELECT k, v FROM ident WHERE k > ?1 ORDER BY k LIMIT ?2", errbuf,
+				   errbuf_len);
 	if (rc != TW_OK)
 		return rc;
 	if (!st->read_only) {
@@ -1703,7 +1811,7 @@ void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
 	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.del,
-				&st->id_q.sweep_sel, &st->id_q.sweep_clr, &st->id_q.sweep_del };
+				&st->id_q.sweep_sel };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

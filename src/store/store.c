@@ -60,10 +60,7 @@ static const uint8_t kek_check_plain[32] = {
 	'h', 'e', 'c', 'k', ' ', 'v', 'a', 'l', 'u', 'e', ' ', '#', '0', '0', '0', '1',
 };
 
-#define IDENT_TABLE_SQL                                                          \
-	"CREATE TABLE ident (imsi TEXT PRIMARY KEY, p0 BLOB, p1 BLOB,"           \
-	" r0 BLOB, r0_state BLOB, r0_t INTEGER, r1 BLOB, r1_state BLOB, r1_t INTEGER)" \
-	" WITHOUT ROWID"
+#define IDENT_TABLE_SQL "CREATE TABLE ident (k INTEGER PRIMARY KEY, v BLOB NOT NULL)"
 
 static const char schema_sql[] =
 	"CREATE TABLE meta (name TEXT PRIMARY KEY, value BLOB NOT NULL);"
@@ -84,21 +81,25 @@ static const char schema_sql[] =
 	" seq_he INTEGER NOT NULL,"
 	" sqn_reserved INTEGER NOT NULL,"
 	" gen INTEGER NOT NULL);"
-	/* one row per IMSI (ident.c): the newest two pseudonyms (p0 newest)
-	 * and the newest two re-auth ids, each with its state (sealed under a
-	 * key from the KEK: ident.c seal_state) and when it was stored
-	 * (wall µs); found by the IMSI every minted id carries, so no other
-	 * index */
+	/* one row per IMSI (ident.c), keyed by an integer made from it
+	 * (store_ident_row_key): the newest two pseudonyms and the newest two
+	 * re-auth ids, each with its state (sealed under a key from the KEK:
+	 * ident.c seal_state) and when it was stored (wall µs), in one blob
+	 * (ident.c row_enc); found by the IMSI every minted id carries, so
+	 * no other index */
 	IDENT_TABLE_SQL;
 
-/* Schema 1 or 2 -> 3 (store_internal.h), inside open's write transaction:
+/* Schema 1 or 2 -> 4 (store_internal.h), inside open's write transaction:
  * the ids of the old tables were random and cannot name their row, so
  * they are not carried over (their peers authenticate fully once). */
-static const char migrate_3_sql[] =
+static const char migrate_12_sql[] =
 	"DROP TABLE IF EXISTS pseudonym;"
 	"DROP TABLE IF EXISTS reauth;"
-	IDENT_TABLE_SQL ";"
-	"UPDATE meta SET value = 3 WHERE name = 'schema_version';";
+	IDENT_TABLE_SQL ";";
+/* Schema 3 -> 4: the rows are carried over (store_ident_migrate_3). */
+static const char migrate_3_sql[] =
+	"ALTER TABLE ident RENAME TO ident_3;"
+	IDENT_TABLE_SQL ";";
 
 static const char cols[] =
 	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
@@ -1045,12 +1046,12 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 		goto out;
 	}
 	version = sqlite3_column_int(q, 0);
-	/* versions 1 and 2 differ in the identity tables: migrated below, in
+	/* versions 1 to 3 differ in the identity tables: migrated below, in
 	 * this transaction, when opened for writing */
-	if (version != STORE_SCHEMA_VERSION && (version < 1 || version > 2 || st->read_only)) {
+	if (version != STORE_SCHEMA_VERSION && (version < 1 || version > 3 || st->read_only)) {
 		store_say(errbuf, errbuf_len, "schema version %d not supported (this is %d)%s",
 		    version, STORE_SCHEMA_VERSION,
-		    version >= 1 && version <= 2 ? ": open it for writing once to migrate it" : "");
+		    version >= 1 && version <= 3 ? ": open it for writing once to migrate it" : "");
 		rc = TW_ERR_INVAL;
 		goto out;
 	}
@@ -1073,7 +1074,16 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	if (version != STORE_SCHEMA_VERSION) {
 		sqlite3_finalize(q);
 		q = NULL;
-		rc = exec(st, migrate_3_sql, errbuf, errbuf_len);
+		if (version == 3) {
+			rc = exec(st, migrate_3_sql, errbuf, errbuf_len);
+			if (rc == TW_OK)
+				rc = store_ident_migrate_3(st, errbuf, errbuf_len);
+		} else {
+			rc = exec(st, migrate_12_sql, errbuf, errbuf_len);
+		}
+		if (rc == TW_OK)
+			rc = exec(st, "UPDATE meta SET value = 4 WHERE name = 'schema_version'",
+				  errbuf, errbuf_len);
 	}
 out:
 	sqlite3_finalize(q);
@@ -1622,10 +1632,10 @@ int tw_store_sub_del(struct tw_store *st, const char *imsi)
 	}
 	/* its pseudonyms and re-auth ids go too */
 	if (rc == TW_OK) {
-		rc = sqlite3_prepare_v2(st->db, "DELETE FROM ident WHERE imsi = ?1", -1, &q,
+		rc = sqlite3_prepare_v2(st->db, "DELETE FROM ident WHERE k = ?1", -1, &q,
 					NULL) == SQLITE_OK ? TW_OK : TW_ERR_IO;
 		if (rc == TW_OK) {
-			sqlite3_bind_text(q, 1, imsi, (int)len, SQLITE_STATIC);
+			sqlite3_bind_int64(q, 1, store_ident_row_key(imsi, len));
 			rc = step_done(q);
 		}
 		sqlite3_finalize(q);

@@ -32,10 +32,12 @@
 enum {
 	/* 3: pseudonyms and re-auth ids in one row per IMSI (table ident,
 	 * no index but its key); the ids carry the IMSI encrypted (ident.c).
-	 * A version 1 or 2 file is migrated when opened for writing (its ids
-	 * are not carried over: those peers authenticate fully once) and
+	 * 4: that row keyed by an integer made from the IMSI, its slots one
+	 * blob (ident.c row_enc). A version 3 file is migrated when opened
+	 * for writing, its rows carried over; a version 1 or 2 file too, its
+	 * ids not (those peers authenticate fully once). An older version is
 	 * refused when opened read-only */
-	STORE_SCHEMA_VERSION = 3,
+	STORE_SCHEMA_VERSION = 4,
 	STORE_ID_BODY_LEN = 26,       /* base32 characters of an encrypted id */
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
@@ -170,7 +172,7 @@ struct ident_table {
 	uint64_t rounds_ended;
 	bool rest_left;            /* a partial round left entries taken (lock) */
 	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
-	char sweep_after[TW_IMSI_MAX_LEN + 1]; /* the sweep goes on after this IMSI */
+	int64_t sweep_after;       /* the sweep goes on after this key (0: the start) */
 	bool sweep_more;           /* the last sweep hit its bound */
 	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
 	size_t npruned, pruned_cap;
@@ -235,7 +237,7 @@ struct tw_store {
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
-		sqlite3_stmt *get, *put, *del, *sweep_sel, *sweep_clr, *sweep_del;
+		sqlite3_stmt *get, *put, *del, *sweep_sel;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
@@ -273,6 +275,13 @@ void store_ident_stop(struct tw_store *st);     /* stops the thread, final flush
 void store_ident_free(struct tw_store *st);
 /* st->id_key from the KEK (before store_ident_init). */
 TW_MUST_CHECK int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len);
+/* The key of imsi's row in table ident (schema 4): its length times 10^15
+ * plus its value; -1 when it is not 5 to 15 digits. */
+int64_t store_ident_row_key(const char *imsi, size_t n);
+/* Schema 3 -> 4 (store.c schema, in its transaction, after renaming the
+ * old table to ident_3 and creating the new one): every row of ident_3
+ * into ident, then ident_3 dropped. TW_OK or TW_ERR_IO. */
+TW_MUST_CHECK int store_ident_migrate_3(struct tw_store *st, char *errbuf, size_t errbuf_len);
 /* One write-behind round now (also used when the table is full of dirty
  * entries). Returns TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_ident_flush(struct tw_store *st);

@@ -211,6 +211,125 @@ static bool on_disk(const void *needle, size_t len)
 	return found;
 }
 
+/*
+ * Table ident (schema 4) seen with schema 3's columns, for the checks below
+ * that read or change rows directly: a temporary view ident3v (k, imsi,
+ * p0, p1, r0, r0_state, r0_t, r1, r1_state, r1_t) whose UPDATE rewrites
+ * the row. The value's layout is decoded and encoded here from its
+ * description in ident.c (format octet 1; per pseudonym slot a length and
+ * the id; per re-auth slot a length, the id and, when not empty, the
+ * 177-octet sealed state and the time as be64), the key from store.h's
+ * (the IMSI's length times 10^15 plus its value).
+ */
+enum { R4_STATE = 16 + 129 + 32 };
+
+struct row4 {
+	const uint8_t *id[4]; /* p0, p1, r0, r1 */
+	size_t len[4];
+	const uint8_t *state[2];
+	int64_t t[2];
+};
+
+static bool row4_dec(const uint8_t *b, size_t n, struct row4 *r)
+{
+	size_t o = 1;
+
+	memset(r, 0, sizeof(*r));
+	if (b == NULL || n < 1 || b[0] != 1)
+		return false;
+	for (int i = 0; i < 4; i++) {
+		if (o >= n || n - o - 1 < b[o])
+			return false;
+		r->len[i] = b[o];
+		r->id[i] = b + o + 1;
+		o += 1 + b[o];
+		if (i >= 2 && r->len[i] > 0) {
+			if (n - o < R4_STATE + 8)
+				return false;
+			r->state[i - 2] = b + o;
+			r->t[i - 2] = (int64_t)tw_load_be64(b + o + R4_STATE);
+			o += R4_STATE + 8;
+		}
+	}
+	return o == n;
+}
+
+/* ident_col(v, c): column c (0 p0, 1 p1, 2 r0, 3 r0_state, 4 r0_t, 5 r1,
+ * 6 r1_state, 7 r1_t) of a schema 4 value; NULL for an empty slot */
+static void fn_ident_col(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+	static const int slot[8] = { 0, 1, 2, 2, 2, 3, 3, 3 };
+	struct row4 r;
+	int col = sqlite3_value_int(v[1]), i;
+
+	(void)argc;
+	if (col < 0 || col > 7 ||
+	    !row4_dec(sqlite3_value_blob(v[0]), (size_t)sqlite3_value_bytes(v[0]), &r) ||
+	    r.len[i = slot[col]] == 0) {
+		sqlite3_result_null(c);
+		return;
+	}
+	if (col == 0 || col == 1 || col == 2 || col == 5)
+		sqlite3_result_blob(c, r.id[i], (int)r.len[i], SQLITE_TRANSIENT);
+	else if (col == 3 || col == 6)
+		sqlite3_result_blob(c, r.state[i - 2], R4_STATE, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_int64(c, r.t[i - 2]);
+}
+
+/* ident_enc(p0, p1, r0, r0_state, r0_t, r1, r1_state, r1_t): a value */
+static void fn_ident_enc(sqlite3_context *c, int argc, sqlite3_value **v)
+{
+	static const int id_arg[4] = { 0, 1, 2, 5 };
+	uint8_t b[1 + 4 * 256 + 2 * (R4_STATE + 8)];
+	size_t o = 0;
+
+	(void)argc;
+	b[o++] = 1;
+	for (int i = 0; i < 4; i++) {
+		sqlite3_value *id = v[id_arg[i]];
+		size_t n = sqlite3_value_type(id) == SQLITE_NULL ? 0 : (size_t)sqlite3_value_bytes(id);
+
+		if (n > 255 || (i >= 2 && n > 0 && sqlite3_value_bytes(v[id_arg[i] + 1]) != R4_STATE)) {
+			sqlite3_result_error(c, "ident_enc: bad slot", -1);
+			return;
+		}
+		b[o++] = (uint8_t)n;
+		if (n > 0)
+			memcpy(b + o, sqlite3_value_blob(id), n);
+		o += n;
+		if (i >= 2 && n > 0) {
+			memcpy(b + o, sqlite3_value_blob(v[id_arg[i] + 1]), R4_STATE);
+			tw_store_be64(b + o + R4_STATE, (uint64_t)sqlite3_value_int64(v[id_arg[i] + 2]));
+			o += R4_STATE + 8;
+		}
+	}
+	sqlite3_result_blob(c, b, (int)o, SQLITE_TRANSIENT);
+}
+
+/* The view and its functions on h (no-op where there is no schema 4 table). */
+static void raw_view(sqlite3 *h)
+{
+	sqlite3_stmt *q = NULL;
+	bool v4 = sqlite3_prepare_v2(h, "SELECT k, v FROM main.ident", -1, &q, NULL) == SQLITE_OK;
+
+	sqlite3_finalize(q);
+	if (!v4)
+		return;
+	sqlite3_create_function(h, "ident_col", 2, SQLITE_UTF8, NULL, fn_ident_col, NULL, NULL);
+	sqlite3_create_function(h, "ident_enc", 8, SQLITE_UTF8, NULL, fn_ident_enc, NULL, NULL);
+	(void)sqlite3_exec(h,
+		"CREATE TEMP VIEW ident3v AS SELECT k,"
+		" printf('%0*d', k / 1000000000000000, k % 1000000000000000) AS imsi,"
+		" ident_col(v, 0) AS p0, ident_col(v, 1) AS p1, ident_col(v, 2) AS r0,"
+		" ident_col(v, 3) AS r0_state, ident_col(v, 4) AS r0_t, ident_col(v, 5) AS r1,"
+		" ident_col(v, 6) AS r1_state, ident_col(v, 7) AS r1_t FROM main.ident;"
+		"CREATE TEMP TRIGGER ident3v_upd INSTEAD OF UPDATE ON ident3v BEGIN"
+		" UPDATE ident SET v = ident_enc(NEW.p0, NEW.p1, NEW.r0, NEW.r0_state,"
+		" NEW.r0_t, NEW.r1, NEW.r1_state, NEW.r1_t) WHERE k = OLD.k; END;",
+		NULL, NULL, NULL);
+}
+
 /* A raw blob column of one row, through SQLite itself. */
 static size_t raw_blob(const char *sql, const void *key, size_t key_len, uint8_t *out,
 		       size_t max)
@@ -220,7 +339,7 @@ static size_t raw_blob(const char *sql, const void *key, size_t key_len, uint8_t
 	size_t n = 0;
 
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK) {
+	    (raw_view(h), sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK)) {
 		sqlite3_bind_blob(q, 1, key, (int)key_len, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_BLOB) {
 			n = (size_t)sqlite3_column_bytes(q, 0);
@@ -242,7 +361,7 @@ static int64_t raw_int(const char *sql, const char *imsi)
 	int64_t v = -1;
 
 	if (sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK) {
+	    (raw_view(h), sqlite3_prepare_v2(h, sql, -1, &q, NULL) == SQLITE_OK)) {
 		sqlite3_bind_text(q, 1, imsi, -1, SQLITE_STATIC);
 		if (sqlite3_step(q) == SQLITE_ROW)
 			v = sqlite3_column_int64(q, 0);
@@ -258,7 +377,7 @@ static bool raw_exec(const char *sql)
 {
 	sqlite3 *h = NULL;
 	bool ok = sqlite3_open(db, &h) == SQLITE_OK &&
-		  sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK;
+		  (raw_view(h), sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK);
 
 	sqlite3_close(h);
 	return ok;
@@ -1394,12 +1513,12 @@ static const char *mid(const struct tw_eap_identity_ops *ops, const char *name, 
 
 /* An IMSI's pseudonyms and re-auth ids in its row of table ident */
 #define P_COUNT "SELECT coalesce((SELECT (p0 IS NOT NULL) + (p1 IS NOT NULL)" \
-		" FROM ident WHERE imsi = ?1), 0)"
+		" FROM ident3v WHERE imsi = ?1), 0)"
 #define R_COUNT "SELECT coalesce((SELECT (r0 IS NOT NULL) + (r1 IS NOT NULL)" \
-		" FROM ident WHERE imsi = ?1), 0)"
+		" FROM ident3v WHERE imsi = ?1), 0)"
 /* the sealed state of a re-auth id */
-#define R_STATE "SELECT r0_state FROM ident WHERE r0 = ?1" \
-		" UNION ALL SELECT r1_state FROM ident WHERE r1 = ?1"
+#define R_STATE "SELECT r0_state FROM ident3v WHERE r0 = ?1" \
+		" UNION ALL SELECT r1_state FROM ident3v WHERE r1 = ?1"
 
 
 /* ---- schema 3 at rest, recomputed with OpenSSL from its description ---- */
@@ -2276,9 +2395,12 @@ static void test_threads(void)
 
 /*
  * Versions 1 and 2 (a row per id, random ids): refused read-only with a
- * clear message; opened for writing, migrated to version 3 in one
+ * clear message; opened for writing, migrated to version 4 in one
  * transaction: the old tables go (their ids cannot name a row: those
  * peers authenticate fully once), subscribers and SQN state stay.
+ * Version 3 (a row per IMSI in eight columns under a text key) likewise,
+ * and its rows are carried over: its pseudonyms and re-auth ids are still
+ * found after the migration.
  */
 static void test_schema_migration(void)
 {
@@ -2304,7 +2426,19 @@ static void test_schema_migration(void)
 	char imsi[16], err[200];
 	int rc;
 
-	for (int version = 1; version <= 2; version++) {
+	static const char *const v3_sql =
+		"DROP TABLE ident;"
+		"CREATE TABLE ident (imsi TEXT PRIMARY KEY, p0 BLOB, p1 BLOB,"
+		" r0 BLOB, r0_state BLOB, r0_t INTEGER, r1 BLOB, r1_state BLOB, r1_t INTEGER)"
+		" WITHOUT ROWID;"
+		"INSERT INTO ident SELECT * FROM ident_old;"
+		"DROP TABLE ident_old;"
+		"UPDATE meta SET value = 3 WHERE name = 'schema_version'";
+	struct tw_eap_reauth_state r3;
+	char p3[16];
+	size_t p3_len;
+
+	for (int version = 1; version <= 3; version++) {
 		db_remove();
 		st = open_with(&o);
 		if (st == NULL)
@@ -2312,9 +2446,27 @@ static void test_schema_migration(void)
 		random_imsi(imsi);
 		make_milenage(&s, imsi, amf, 0x123);
 		CHECK_OK(tw_store_sub_put(st, &s, false));
+		if (version == 3) {
+			/* ids stored by this version, then its rows put back
+			 * in version 3's layout */
+			ops = tw_store_identity_ops(st);
+			random_state(&r3, imsi, 23);
+			CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2before-migration@x", imsi),
+						      imsi, 15));
+			CHECK_OK(ops->reauth_store(ops->arg, MIDR("4before-migration@x", r3),
+						   &r3));
+		}
 		tw_store_close(st);
+		if (version == 3) {
+			CHECK(raw_exec("CREATE TABLE ident_old AS SELECT imsi, p0, p1, r0,"
+				       " r0_state, r0_t, r1, r1_state, r1_t FROM ident3v"));
+			CHECK(raw_int("SELECT count(*) FROM ident_old WHERE imsi = ?1"
+				      " AND p0 IS NOT NULL AND r0_state IS NOT NULL", imsi) == 1);
+			CHECK(raw_exec(v3_sql));
+		}
 		/* what a version 2 (or 1: reauth without imsi) file looked like */
-		CHECK(raw_exec(v2_sql));
+		if (version <= 2)
+			CHECK(raw_exec(v2_sql));
 		if (version == 1)
 			CHECK(raw_exec("DROP INDEX reauth_imsi;"
 				       " ALTER TABLE reauth DROP COLUMN imsi;"
@@ -2336,14 +2488,22 @@ static void test_schema_migration(void)
 		if (st == NULL)
 			return;
 		CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version'"
-			      " AND ?1 IS NOT NULL", imsi) == 3);
+			      " AND ?1 IS NOT NULL", imsi) == 4);
 		CHECK(raw_int("SELECT count(*) FROM sqlite_master WHERE name IN"
-			      " ('pseudonym', 'reauth', 'reauth_imsi') AND ?1 IS NOT NULL",
-			      imsi) == 0);
+			      " ('pseudonym', 'reauth', 'reauth_imsi', 'ident_3', 'ident_old')"
+			      " AND ?1 IS NOT NULL", imsi) == 0);
+		ops = tw_store_identity_ops(st);
+		if (version == 3) {
+			/* carried over */
+			CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2before-migration@x"), p3,
+						       &p3_len));
+			CHECK(p3_len == 15 && memcmp(p3, imsi, 15) == 0);
+			CHECK_OK(ops->reauth_lookup(ops->arg, MID("4before-migration@x"), &got));
+			CHECK(state_eq(&got, &r3));
+		}
 		/* the subscriber and its SQN state are as they were */
 		CHECK_OK(tw_store_sub_info(st, imsi, &info));
 		CHECK(info.seq_he == 0x123);
-		ops = tw_store_identity_ops(st);
 		random_state(&r1, imsi, 50);
 		CHECK_OK(ops->reauth_store(ops->arg, MIDR("8after-migration@x", r1), &r1));
 		tw_store_close(st);
@@ -2357,6 +2517,7 @@ static void test_schema_migration(void)
 		nminted = 0; /* the next round mints anew */
 	}
 	tw_eap_reauth_state_wipe(&r1);
+	tw_eap_reauth_state_wipe(&r3);
 	tw_eap_reauth_state_wipe(&got);
 	tw_wipe(&s, sizeof(s));
 }
@@ -2396,13 +2557,13 @@ static void test_reauth_in_place(void)
 		r1.counter = (uint16_t)i;
 		ok &= ops->reauth_store(ops->arg, MIDR(id, r1), &r1) == TW_OK;
 		tw_store_close(st);
-		ok &= raw_int("SELECT count(*) FROM ident WHERE imsi = ?1", imsi) == 1;
+		ok &= raw_int("SELECT count(*) FROM ident3v WHERE imsi = ?1", imsi) == 1;
 		ok &= raw_int(R_COUNT, imsi) == (i == 0 ? 1 : 2);
-		ok &= raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", MID(id), b, sizeof(b)) ==
+		ok &= raw_blob("SELECT r0 FROM ident3v WHERE r0 = ?1", MID(id), b, sizeof(b)) ==
 		      strlen(mid(ops, id, NULL, 0));
 		if (i > 0) {
 			snprintf(id, sizeof(id), "8ip%d@x", i - 1);
-			ok &= raw_blob("SELECT r1 FROM ident WHERE r1 = ?1", MID(id), b,
+			ok &= raw_blob("SELECT r1 FROM ident3v WHERE r1 = ?1", MID(id), b,
 				       sizeof(b)) > 0;
 		}
 	}
@@ -2561,10 +2722,10 @@ static void test_minted_ids(void)
 	tw_store_close(st);
 
 	/* a sealed state changed on disk, then moved to another id */
-	CHECK(raw_exec("UPDATE ident SET r0_state ="
+	CHECK(raw_exec("UPDATE ident3v SET r0_state ="
 		       " substr(r0_state, 1, 40) || x'00' || substr(r0_state, 42)"
 		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) <> x'00';"
-		       "UPDATE ident SET r0_state ="
+		       "UPDATE ident3v SET r0_state ="
 		       " substr(r0_state, 1, 40) || x'01' || substr(r0_state, 42)"
 		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) = x'00'"));
 	st = open_with(&o);
@@ -2580,7 +2741,7 @@ static void test_minted_ids(void)
 		CHECK_OK(ops->reauth_store(ops->arg, ID(r2), &r1));
 		tw_store_close(st);
 		/* r2's sealed state (slot 0) into r's slot (slot 1) */
-		CHECK(raw_exec("UPDATE ident SET r1_state = r0_state"
+		CHECK(raw_exec("UPDATE ident3v SET r1_state = r0_state"
 			       " WHERE r0 IS NOT NULL AND r1 IS NOT NULL"));
 		st = open_with(&o);
 		if (st == NULL)
@@ -2589,6 +2750,34 @@ static void test_minted_ids(void)
 		CHECK_OK(ops->reauth_lookup(ops->arg, ID(r2), &got));
 		CHECK(state_eq(&got, &r1));
 		CHECK(ops->reauth_lookup(ops->arg, ID(r), &got) != TW_OK);
+		tw_store_close(st);
+		/* a row value cut short, or of another format: none of its
+		 * ids is found (no crash, no read past it), and the next id
+		 * stored for the IMSI makes a good row again */
+		for (int k = 0; k < 2; k++) {
+			CHECK(raw_exec(k == 0 ? "UPDATE ident SET v = substr(v, 1, length(v) - 3)"
+					      : "UPDATE ident SET v = x'02' || substr(v, 2)"));
+			st = open_with(&o);
+			if (st == NULL)
+				return;
+			ops = tw_store_identity_ops(st);
+			CHECK_ERR(ops->reauth_lookup(ops->arg, ID(r2), &got), TW_ERR_NOTFOUND);
+			CHECK(tw_ct_is_zero(&got, sizeof(got)));
+			CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(p), out, &n),
+				  TW_ERR_NOTFOUND);
+			CHECK_OK(ops->reauth_store(ops->arg, ID(r2), &r1));
+			CHECK_OK(ops->pseudonym_store(ops->arg, ID(p), imsi, 15));
+			tw_store_close(st);
+			st = open_with(&o);
+			if (st == NULL)
+				return;
+			ops = tw_store_identity_ops(st);
+			CHECK_OK(ops->reauth_lookup(ops->arg, ID(r2), &got));
+			CHECK(state_eq(&got, &r1));
+			CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(p), out, &n));
+			tw_store_close(st);
+		}
+		st = NULL;
 	}
 	tw_store_close(st);
 
@@ -2602,10 +2791,10 @@ static void test_minted_ids(void)
 	ops = tw_store_identity_ops(st);
 	mint_into(ops, "4@x", imsi, 15, r, sizeof(r));
 	CHECK_OK(ops->reauth_store(ops->arg, ID(r), &r1));
-	for (int i = 0; i < 100 && raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", ID(r), b,
+	for (int i = 0; i < 100 && raw_blob("SELECT r0 FROM ident3v WHERE r0 = ?1", ID(r), b,
 					    sizeof(b)) == 0; i++)
 		usleep(20000);
-	CHECK(raw_blob("SELECT r0 FROM ident WHERE r0 = ?1", ID(r), b, sizeof(b)) == strlen(r));
+	CHECK(raw_blob("SELECT r0 FROM ident3v WHERE r0 = ?1", ID(r), b, sizeof(b)) == strlen(r));
 	for (int i = 0; i < 200 && raw_int(R_COUNT, imsi) != 0; i++)
 		usleep(20000);
 	CHECK(raw_int(R_COUNT, imsi) == 0);
