@@ -2722,12 +2722,11 @@ static void test_minted_ids(void)
 	tw_store_close(st);
 
 	/* a sealed state changed on disk, then moved to another id */
-	CHECK(raw_exec("UPDATE ident3v SET r0_state ="
-		       " substr(r0_state, 1, 40) || x'00' || substr(r0_state, 42)"
-		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) <> x'00';"
-		       "UPDATE ident3v SET r0_state ="
-		       " substr(r0_state, 1, 40) || x'01' || substr(r0_state, 42)"
-		       " WHERE r0 IS NOT NULL AND substr(r0_state, 41, 1) = x'00'"));
+	/* one statement: two (to 00 where not 00, then to 01 where 00) put
+	 * an octet that was 01 back as it was, once in 256 runs */
+	CHECK(raw_exec("UPDATE ident3v SET r0_state = substr(r0_state, 1, 40) ||"
+		       " CASE WHEN substr(r0_state, 41, 1) = x'00' THEN x'01' ELSE x'00' END ||"
+		       " substr(r0_state, 42) WHERE r0 IS NOT NULL"));
 	st = open_with(&o);
 	if (st == NULL)
 		return;
