@@ -1191,14 +1191,17 @@ static bool ent_imsi(const struct tw_store *st, const struct ident_ent *e,
 	return *n != 0;
 }
 
-/* The row a round is changing: an attach stores a pseudonym and a re-auth
- * id of one IMSI one after the other, and both go into one read and one
- * write of the row (live: read, not written back yet). */
+/* The entries of one row a round is writing, in order: an attach stores a
+ * pseudonym and a re-auth id of one IMSI one after the other, and both go
+ * into one write of the row (live: entries taken, not written yet). */
+enum { IDENT_GROUP_MAX = 32 };
+
 struct row_cursor {
-	bool live, changed;
+	bool live;
 	char imsi[TW_IMSI_MAX_LEN + 1];
 	size_t n;
-	struct ident_row row;
+	const struct ident_ent *e[IDENT_GROUP_MAX];
+	size_t ne;
 };
 
 /* e's change to a row in memory (§4.1.1.7: the newest
@@ -1262,10 +1265,63 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
 }
 
 /*
- * One entry of the batch into the open transaction: its IMSI's row read
- * (unless the entry before changed the same row), changed, and written
- * back unless the next entry (next, NULL: none) changes the same row. A
- * read and a write of one row by its key: no other index to keep.
+ * A row's write is one statement (id_q.merge): an UPSERT whose value is
+ * twag_ident_merge(old value or NULL, group), this function: the old row
+ * decoded, the group's entries applied in order (apply: the ids they push
+ * out are noted for mark_written), encoded again. So the row is read and
+ * written in one B-tree search, with no SELECT of its own. A row left
+ * with no id stays until the sweep deletes it.
+ */
+struct ident_group {
+	struct tw_store *st;
+	const struct ident_ent *const *e;
+	size_t n;
+};
+
+static const char group_ptr[] = "twag-ident-group";
+
+static void merge_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
+{
+	const struct ident_group *g = argc == 2 ? sqlite3_value_pointer(v[1], group_ptr) : NULL;
+	struct ident_row row;
+	uint8_t b[ROW_MAX];
+	size_t n;
+
+	if (g == NULL) {
+		sqlite3_result_error(cx, "twag_ident_merge: not a write-behind group", -1);
+		return;
+	}
+	row_dec(sqlite3_value_blob(v[0]), (size_t)sqlite3_value_bytes(v[0]), &row);
+	for (size_t i = 0; i < g->n; i++)
+		(void)apply(tab(g->st), g->e[i], &row);
+	n = row_enc(&row, b);
+	sqlite3_result_blob(cx, b, (int)n, SQLITE_TRANSIENT);
+	tw_wipe(&row, sizeof(row));
+	tw_wipe(b, n);
+}
+
+/* The cursor's group into its row (db_lock held, in the round's
+ * transaction); the cursor is empty after. */
+static int write_group(struct tw_store *st, struct row_cursor *c)
+{
+	struct ident_group g = { st, c->e, c->ne };
+	sqlite3_stmt *q = st->id_q.merge;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, store_ident_row_key(c->imsi, c->n));
+	sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
+	rc = sqlite3_step(q);
+	sqlite3_reset(q);
+	sqlite3_bind_null(q, 2); /* g goes out of scope */
+	c->live = false;
+	c->ne = 0;
+	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+}
+
+/*
+ * One entry of the batch into the open transaction: taken into the
+ * cursor's group, written with it unless the next entry (next, NULL: none)
+ * changes the same row. A row is found by its key: no other index to keep.
  */
 static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ident_ent *e,
 		     const struct ident_ent *next)
@@ -1278,24 +1334,21 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 		return TW_OK; /* not an id of ours: no row has it */
 	if (store_ident_row_key(imsi, n) < 0)
 		return TW_OK; /* not an IMSI: no row has it */
-	if (!c->live || c->n != n || memcmp(c->imsi, imsi, n) != 0) {
-		rc = row_load(st->id_q.get, store_ident_row_key(imsi, n), &c->row);
+	if (c->live && (c->n != n || memcmp(c->imsi, imsi, n) != 0)) {
+		rc = write_group(st, c); /* another row's group first */
 		if (rc != TW_OK)
 			return rc;
+	}
+	if (!c->live) {
 		c->live = true;
-		c->changed = false;
 		memcpy(c->imsi, imsi, n + 1);
 		c->n = n;
 	}
-	c->changed |= apply(tab(st), e, &c->row);
-	if (next != NULL && ent_imsi(st, next, imsi, &n) && n == c->n &&
-	    memcmp(imsi, c->imsi, n) == 0)
+	c->e[c->ne++] = e;
+	if (c->ne < IDENT_GROUP_MAX && next != NULL && ent_imsi(st, next, imsi, &n) &&
+	    n == c->n && memcmp(imsi, c->imsi, n) == 0)
 		return TW_OK; /* the same row next */
-	if (c->changed)
-		rc = row_save(st, store_ident_row_key(c->imsi, c->n), &c->row);
-	c->live = false;
-	tw_wipe(&c->row, sizeof(c->row));
-	return rc;
+	return write_group(st, c);
 }
 
 /*
@@ -1331,6 +1384,9 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 		row_dec(sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), &row);
 		for (int i = 0; i < STORE_REAUTH_KEPT; i++)
 			old = old || (row.r[i].len != 0 && row.r[i].t < cutoff);
+		/* a row whose ids all went (write_group leaves it) */
+		old = old || (row.p[0].len == 0 && row.p[1].len == 0 && row.r[0].len == 0 &&
+			      row.r[1].len == 0);
 		hit[nhit] = k;
 		nhit += old;
 		t->sweep_after = k;
@@ -1527,6 +1583,7 @@ static int flush_round(struct tw_store *st, bool partial)
 
 	t->npruned = 0;
 	cur.live = false;
+	cur.ne = 0;
 	t0 = mono_ns();
 	pthread_mutex_lock(&st->db_lock);
 	rc = begin_tx(st);
@@ -1753,6 +1810,18 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		rc = store_prepare(st->db, &st->id_q.put,
 				   "INSERT OR REPLACE INTO ident (k, v) VALUES (?1, ?2)", errbuf,
 				   errbuf_len);
+	if (rc == TW_OK && !st->read_only &&
+	    sqlite3_create_function_v2(st->db, "twag_ident_merge", 2,
+				       SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL, merge_fn, NULL, NULL,
+				       NULL) != SQLITE_OK) {
+		store_say(errbuf, errbuf_len, "database: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+	}
+	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.merge,
+				   "INSERT INTO ident (k, v) VALUES (?1, twag_ident_merge(NULL, ?2))"
+				   " ON CONFLICT (k) DO UPDATE SET v = twag_ident_merge(v, ?2)",
+				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.del, "DELETE FROM ident WHERE k = ?1",
 				   errbuf, errbuf_len);
@@ -1810,8 +1879,8 @@ void store_ident_stop(struct tw_store *st)
 void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
-	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.del,
-				&st->id_q.sweep_sel };
+	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.merge,
+				&st->id_q.del, &st->id_q.sweep_sel };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

@@ -237,7 +237,7 @@ struct tw_store {
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
-		sqlite3_stmt *get, *put, *del, *sweep_sel;
+		sqlite3_stmt *get, *put, *merge, *del, *sweep_sel;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 

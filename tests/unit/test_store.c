@@ -2799,6 +2799,20 @@ static void test_minted_ids(void)
 	CHECK(raw_int(R_COUNT, imsi) == 0);
 	CHECK(raw_int(P_COUNT, imsi) == 1);
 	CHECK_ERR(ops->reauth_lookup(ops->arg, ID(r), &got), TW_ERR_NOTFOUND);
+	/* a row whose only id was removed is left empty by the write-behind,
+	 * then deleted by the sweep */
+	random_state(&r1, other, 50);
+	mint_into(ops, "4@y", other, 15, q, sizeof(q));
+	CHECK_OK(ops->reauth_store(ops->arg, ID(q), &r1));
+	for (int i = 0; i < 100 && raw_int(R_COUNT, other) != 1; i++)
+		usleep(20000);
+	CHECK(raw_int(R_COUNT, other) == 1);
+	CHECK_OK(ops->reauth_remove(ops->arg, ID(q)));
+	for (int i = 0; i < 200 && raw_int("SELECT count(*) FROM ident3v WHERE imsi = ?1", other) != 0;
+	     i++)
+		usleep(20000);
+	CHECK(raw_int("SELECT count(*) FROM ident3v WHERE imsi = ?1", other) == 0);
+	CHECK(raw_int(P_COUNT, imsi) == 1);
 	tw_store_close(st);
 	tw_eap_reauth_state_wipe(&r1);
 	tw_eap_reauth_state_wipe(&got);
