@@ -43,6 +43,8 @@ enum {
 	TW_SRV_DEFAULT_REAUTH_LIMIT = 16,        /* re-auths per full auth */
 	TW_SRV_DEFAULT_DUP_ENTRIES = 32768,      /* per worker */
 	TW_SRV_DEFAULT_DUP_EXPIRY = 10,          /* s (RFC 5080 §2.2.2) */
+	TW_SRV_DEFAULT_RX_COALESCE_US = 500,     /* worker.c: receive coalescing */
+	TW_SRV_MAX_RX_COALESCE_US = 10000,
 	TW_SRV_DUP_AVG_REPLY = 256,              /* reply ring octets per entry */
 	TW_SRV_DUP_REPLY_MAX = 4096,             /* TW_RADIUS_MAX_LEN */
 	TW_SRV_STATION_MAX = 64,                 /* Calling-Station-Id octets
@@ -148,6 +150,9 @@ struct tw_srv_config {
 	unsigned max_sessions, session_timeout, reply_session_timeout;
 	unsigned reauth_limit;           /* fast re-auths per full auth */
 	unsigned dup_entries, dup_expiry;
+	/* under load, a worker waits this long before its next receive so
+	 * that datagrams arrive in batches (0: never waits; worker.c) */
+	unsigned rx_coalesce_us;
 	/* the subscriber store (store.h; 0: the store's default) */
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned reauth_ttl, identity_cache;
@@ -404,6 +409,8 @@ enum tw_srv_ctr {
 	TW_C_STORE_LAT_COUNT,
 	TW_C_NAKS,
 	TW_C_AKA_BATCHED,        /* AKA' challenges built with others of their batch */
+	TW_C_RX_WAITS,           /* receive coalescing waits (--rx-coalesce-us) */
+	TW_C_RX_BATCHES,         /* receive batches (recvmmsg calls that returned datagrams) */
 	TW_C_COUNT,
 };
 

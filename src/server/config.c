@@ -51,6 +51,7 @@ static const struct opt opts[] = {
 	{ "pid-file", K_STR, 0, 0 },
 	{ "dup-cache", K_UINT, 16, 1 << 24 },
 	{ "dup-expiry", K_UINT, 1, 600 },
+	{ "rx-coalesce-us", K_UINT, 0, TW_SRV_MAX_RX_COALESCE_US },
 	{ "sqn-block", K_UINT, 1, 1000000 },
 	{ "resync-max", K_UINT, 1, 1000 },
 	{ "resync-window", K_UINT, 1, 86400 },
@@ -82,6 +83,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->reply_session_timeout = TW_SRV_DEFAULT_REPLY_SESSION_TIMEOUT;
 	c->dup_entries = TW_SRV_DEFAULT_DUP_ENTRIES;
 	c->dup_expiry = TW_SRV_DEFAULT_DUP_EXPIRY;
+	c->rx_coalesce_us = TW_SRV_DEFAULT_RX_COALESCE_US;
 	c->reauth_limit = TW_SRV_DEFAULT_REAUTH_LIMIT;
 	c->fast_reauth = c->pseudonyms = c->result_ind = true;
 	c->id_policy = TW_EAP_ID_TRUST_EAP_IDENTITY;
@@ -266,6 +268,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->dup_entries = (unsigned)n;
 		else if (strcmp(o->name, "dup-expiry") == 0)
 			c->dup_expiry = (unsigned)n;
+		else if (strcmp(o->name, "rx-coalesce-us") == 0)
+			c->rx_coalesce_us = (unsigned)n;
 		else if (strcmp(o->name, "sqn-block") == 0)
 			c->sqn_block = (unsigned)n;
 		else if (strcmp(o->name, "resync-max") == 0)

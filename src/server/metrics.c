@@ -119,6 +119,12 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	one(&o, "twag_aka_batched_challenges_total", "counter",
 	    "EAP-AKA' challenges whose keys and AT_MAC were computed in lanes with others of their receive batch",
 	    m->v[TW_C_AKA_BATCHED]);
+	one(&o, "twag_rx_batches_total", "counter",
+	    "Receive batches: system calls that returned datagrams (requests per batch: requests / batches)",
+	    m->v[TW_C_RX_BATCHES]);
+	one(&o, "twag_rx_coalesce_waits_total", "counter",
+	    "Waits of --rx-coalesce-us before a receive, taken because traffic was dense",
+	    m->v[TW_C_RX_WAITS]);
 	one(&o, "twag_store_vectors_total", "counter",
 	    "Authentication vectors and triplet sets issued by the store",
 	    m->v[TW_C_STORE_VECTORS]);

@@ -17,6 +17,8 @@ legitimate attaches:
     legitimate attach still succeeds;
   - one receive batch of more new requests than duplicate-cache entries:
     each reply and each retransmission's reply is its own request's;
+  - receive coalescing (--rx-coalesce-us): sparse requests wait for nothing,
+    a stream of them is taken in batches and every one is answered;
   - the store unable to make an SQN durable (another process holds an
     exclusive SQLite write lock; or its file system is full): Access-Reject
     and no challenge; afterwards a fresh SQN the USIM accepts.
@@ -236,6 +238,59 @@ def status_server_cases(d, c):
     R.check(T.mdelta(mx0, mx1, "twag_radius_status_server_total") == 1, "twag_radius_status_server_total +1")
     _, rep = c.request([(T.NAS_IDENTIFIER, "status")], code=T.STATUS_SERVER, msg_auth=False, timeout=1)
     R.check(rep is None, "Status-Server without MA: no reply (RFC 5997 §3)")
+
+
+def coalesce_case(d, c):
+    """--rx-coalesce-us (default 500 µs): a worker waits before its next
+    receive only when its last wait was shorter than that. Requests 20 ms
+    apart never make it wait; a stream of 2000 back to back makes it wait
+    and take them several per receive, and each is answered."""
+    mx0 = d.metrics()
+    for i in range(10):
+        _, rep = c.request([(T.NAS_IDENTIFIER, f"sparse-{i}")], code=T.STATUS_SERVER)
+        if rep is None or rep[0] != T.ACCESS_ACCEPT:
+            break
+        time.sleep(0.02)
+    mx1 = d.metrics()
+    R.check(T.mdelta(mx0, mx1, "twag_radius_status_server_total") == 10,
+            "10 sparse Status-Server requests answered")
+    R.check(T.mdelta(mx0, mx1, "twag_rx_coalesce_waits_total") == 0,
+            "sparse requests: no coalescing wait (got "
+            f"{T.mdelta(mx0, mx1, 'twag_rx_coalesce_waits_total')})")
+    socks = [T.RadiusClient(("127.0.0.1", d.port), SEC) for _ in range(4)]
+    n, answered = 2000, 0
+
+    def drain(wait):
+        nonlocal answered
+        for s in socks:
+            s.s.settimeout(wait)
+            try:
+                while True:
+                    s.s.recv(65536)
+                    answered += 1
+            except OSError:
+                pass
+
+    for i in range(n):
+        s = socks[i % len(socks)]
+        s.send(T.build_request(SEC, T.STATUS_SERVER, s.next_id(), os.urandom(16),
+                               [(T.NAS_IDENTIFIER, "stream")]))
+        if i % 128 == 127:  # replies read as they come: no socket buffer overflows
+            drain(0.0005)
+    deadline = time.monotonic() + 5
+    while answered < n and time.monotonic() < deadline:
+        drain(0.1)
+    for s in socks:
+        s.close()
+    mx2 = d.metrics()
+    req = T.mdelta(mx1, mx2, "twag_radius_status_server_total")
+    batches = T.mdelta(mx1, mx2, "twag_rx_batches_total")
+    waits = T.mdelta(mx1, mx2, "twag_rx_coalesce_waits_total")
+    R.check(req == n and answered == n, f"a stream of {n} Status-Server: all answered "
+            f"(server counted {req}, client got {answered})")
+    R.check(waits > 0 and batches * 2 <= req,
+            f"the stream came in batches after coalescing waits ({req} requests, "
+            f"{batches} receives, {waits} waits)")
 
 
 def all_replies_ok(c, what):
@@ -574,6 +629,7 @@ def main():
     malformed_cases(d, c)
     unknown_client_case(d)
     status_server_cases(d, c)
+    coalesce_case(d, c)
     all_replies_ok(c, "security client")
     c.close()
     R.check(d.alive(), "twagd alive after the abuse cases")

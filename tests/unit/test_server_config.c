@@ -68,6 +68,15 @@ static void test_flags(void)
 	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
 	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
+	CHECK(c.rx_coalesce_us == 500);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 0", err,
+		      sizeof(err)));
+	CHECK(c.rx_coalesce_us == 0);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us=10000", err,
+		      sizeof(err)));
+	CHECK(c.rx_coalesce_us == 10000);
 	tw_srv_config_free(&c);
 
 	/* the store's knobs: 0 (its defaults) unless given */
@@ -121,6 +130,8 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --resync-bad-max 1001", "--resync-bad-max" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-ttl 0", "--reauth-ttl" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-cache 15", "--identity-cache" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 10001", "--rx-coalesce-us" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us -1", "--rx-coalesce-us" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		err[0] = 0;
@@ -525,6 +536,7 @@ static void test_metrics(void)
 		"twag_store_errors_total", "twag_sessions_evicted_total",
 		"twag_sessions_expired_total", "twag_store_identity_rows_written_total",
 		"twag_store_identity_table_full_total", "twag_aka_batched_challenges_total",
+		"twag_rx_batches_total", "twag_rx_coalesce_waits_total",
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
