@@ -371,6 +371,13 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
 					 uint8_t id, const uint8_t auth[static 16],
 					 uint64_t now_ms, struct tw_srv_dup_entry **e);
 
+/* A hint, no effect on results: the k-th lookup from now will be of this
+ * request; the cache lines it will touch (its bucket, and the bucket of
+ * the entry it will reuse) are prefetched, so that a receive batch's
+ * lookups overlap their cache misses. */
+void tw_srv_dup_prefetch(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
+			 uint16_t port, uint8_t id, const uint8_t auth[static 16], uint32_t k);
+
 /* The cached reply of an entry found with TW_SRV_DUP_REPLAY
  * (e->reply_len octets). */
 const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e);

@@ -161,6 +161,19 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
 	return TW_SRV_DUP_NEW;
 }
 
+void tw_srv_dup_prefetch(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
+			 uint16_t port, uint8_t id, const uint8_t auth[static 16], uint32_t k)
+{
+	const struct tw_srv_dup_entry *r;
+
+	if (d->n == 0)
+		return;
+	__builtin_prefetch(&d->buckets[bucket_of(d, addr, port, id, auth)], 0, 3);
+	r = &d->e[(d->next + k) % d->n]; /* reused unless pending: then a later one */
+	if (r->state != E_FREE)
+		__builtin_prefetch(&d->buckets[r->bucket], 1, 3);
+}
+
 const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e)
 {
 	return d->ring + e->reply_off % d->ring_len;

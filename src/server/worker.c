@@ -838,6 +838,8 @@ static void verify_batch(struct tw_srv_worker *w, int n)
 		    (c = tw_srv_clients_find(w->clients, &a)) == NULL ||
 		    tw_radius_decode(&w->vpkt[nv], w->rx_buf[i], w->rx[i].msg_len) != TW_OK)
 			continue;
+		tw_srv_dup_prefetch(&w->dup, &a, port, w->vpkt[nv].id, w->vpkt[nv].authenticator,
+				    (uint32_t)nv);
 		w->vjob[nv].p = &w->vpkt[nv];
 		w->vjob[nv].s = &c->key;
 		w->vclient[nv] = c;
