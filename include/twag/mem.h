@@ -8,7 +8,8 @@
  * mapped directly, aligned to 2 MiB and marked for transparent huge pages
  * (madvise MADV_HUGEPAGE: honoured when the system's THP setting is
  * "madvise" or "always", ignored otherwise). The memory is zeroed and is
- * touched only as it is used, like calloc's.
+ * committed as it is first touched, like calloc's, but in 2 MiB steps
+ * where huge pages are in use.
  */
 #ifndef TWAG_MEM_H
 #define TWAG_MEM_H

@@ -475,7 +475,9 @@ static int row_load(sqlite3_stmt *q, int64_t key, struct ident_row *row)
 	sqlite3_bind_int64(q, 1, key);
 	rc = sqlite3_step(q);
 	if (rc == SQLITE_ROW) {
-		row_dec(sqlite3_column_blob(q, 0), (size_t)sqlite3_column_bytes(q, 0), row);
+		const uint8_t *b = sqlite3_column_blob(q, 0); /* before _bytes */
+
+		row_dec(b, (size_t)sqlite3_column_bytes(q, 0), row);
 		rc = SQLITE_DONE;
 	}
 	sqlite3_reset(q);
@@ -1268,14 +1270,20 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
  * A row's write is one statement (id_q.merge): an UPSERT whose value is
  * twag_ident_merge(old value or NULL, group), this function: the old row
  * decoded, the group's entries applied in order (apply: the ids they push
- * out are noted for mark_written), encoded again. So the row is read and
- * written in one B-tree search, with no SELECT of its own. A row left
- * with no id stays until the sweep deletes it.
+ * out are noted for mark_written), encoded again. So the row is found and
+ * written in one B-tree search, with no SELECT of its own. SQLite computes
+ * the VALUES expression (merge into NULL) before it finds the conflict,
+ * then the DO UPDATE one (merge into the old value): each call first drops
+ * the ids the one before noted, so those of the value stored are noted
+ * once. A group of tombstones only updates a row that exists
+ * (id_q.merge_upd), never makes one. A row left with no id stays until
+ * the sweep deletes it.
  */
 struct ident_group {
 	struct tw_store *st;
 	const struct ident_ent *const *e;
 	size_t n;
+	size_t pruned_base;        /* t->npruned before the statement */
 };
 
 static const char group_ptr[] = "twag-ident-group";
@@ -1287,11 +1295,15 @@ static void merge_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
 	uint8_t b[ROW_MAX];
 	size_t n;
 
+	const uint8_t *old;
+
 	if (g == NULL) {
 		sqlite3_result_error(cx, "twag_ident_merge: not a write-behind group", -1);
 		return;
 	}
-	row_dec(sqlite3_value_blob(v[0]), (size_t)sqlite3_value_bytes(v[0]), &row);
+	tab(g->st)->npruned = g->pruned_base;
+	old = sqlite3_value_blob(v[0]); /* before _bytes (SQLite's order) */
+	row_dec(old, (size_t)sqlite3_value_bytes(v[0]), &row);
 	for (size_t i = 0; i < g->n; i++)
 		(void)apply(tab(g->st), g->e[i], &row);
 	n = row_enc(&row, b);
@@ -1304,10 +1316,15 @@ static void merge_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
  * transaction); the cursor is empty after. */
 static int write_group(struct tw_store *st, struct row_cursor *c)
 {
-	struct ident_group g = { st, c->e, c->ne };
+	struct ident_group g = { st, c->e, c->ne, tab(st)->npruned };
 	sqlite3_stmt *q = st->id_q.merge;
 	int rc;
 
+	for (size_t i = 0; i < c->ne && q != st->id_q.merge_upd; i++)
+		if (!c->e[i]->tomb)
+			break;
+		else if (i + 1 == c->ne)
+			q = st->id_q.merge_upd; /* tombstones only: no new row */
 	sqlite3_bind_int64(q, 1, store_ident_row_key(c->imsi, c->n));
 	sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
 	rc = sqlite3_step(q);
@@ -1378,10 +1395,11 @@ static int sweep(struct tw_store *st, int64_t now, int *n)
 	sqlite3_bind_int(q, 2, STORE_SWEEP_ROWS);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		int64_t k = sqlite3_column_int64(q, 0);
+		const uint8_t *b = sqlite3_column_blob(q, 1); /* before _bytes */
 		bool old = false;
 
 		rows++;
-		row_dec(sqlite3_column_blob(q, 1), (size_t)sqlite3_column_bytes(q, 1), &row);
+		row_dec(b, (size_t)sqlite3_column_bytes(q, 1), &row);
 		for (int i = 0; i < STORE_REAUTH_KEPT; i++)
 			old = old || (row.r[i].len != 0 && row.r[i].t < cutoff);
 		/* a row whose ids all went (write_group leaves it) */
@@ -1593,7 +1611,9 @@ static int flush_round(struct tw_store *st, bool partial)
 		int32_t next = t->ent[i].lnext;
 
 		rc = write_ent(st, &cur, &t->ent[i], next >= 0 ? &t->ent[next] : NULL);
-		/* a commit or a stop between two entries of one row: never */
+		/* a commit or a stop between two entries of one group: never
+		 * (a row's group split at IDENT_GROUP_MAX is two writes, the
+		 * second reading what the first wrote) */
 		if (rc == TW_OK && ++k >= 16 && !cur.live && next >= 0 &&
 		    atomic_load(&st->db_waiters) > 0) {
 			k = 0;
@@ -1823,6 +1843,10 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 				   " ON CONFLICT (k) DO UPDATE SET v = twag_ident_merge(v, ?2)",
 				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
+		rc = store_prepare(st->db, &st->id_q.merge_upd,
+				   "UPDATE ident SET v = twag_ident_merge(v, ?2) WHERE k = ?1", errbuf,
+				   errbuf_len);
+	if (rc == TW_OK && !st->read_only)
 		rc = store_prepare(st->db, &st->id_q.del, "DELETE FROM ident WHERE k = ?1",
 				   errbuf, errbuf_len);
 	if (rc == TW_OK && !st->read_only)
@@ -1880,7 +1904,7 @@ void store_ident_free(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
 	sqlite3_stmt **qs[] = { &st->rq_i_get, &st->id_q.get, &st->id_q.put, &st->id_q.merge,
-				&st->id_q.del, &st->id_q.sweep_sel };
+				&st->id_q.merge_upd, &st->id_q.del, &st->id_q.sweep_sel };
 
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);

@@ -18,6 +18,12 @@
 
 #include <pthread.h>
 #include <sqlite3.h>
+
+/* sqlite3_bind_pointer (3.20), UPSERT (3.24), SQLITE_DIRECTONLY (3.30):
+ * ident.c's write-behind; Debian 12 has 3.40 */
+#if SQLITE_VERSION_NUMBER < 3030000
+#error "twag's store needs SQLite 3.30 or later"
+#endif
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -237,7 +243,7 @@ struct tw_store {
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
-		sqlite3_stmt *get, *put, *merge, *del, *sweep_sel;
+		sqlite3_stmt *get, *put, *merge, *merge_upd, *del, *sweep_sel;
 	} id_q;                    /* ident.c's write statements (under db_lock) */
 	struct tw_eap_identity_ops ops;
 
