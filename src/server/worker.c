@@ -1009,19 +1009,22 @@ void *tw_srv_worker_run(void *arg)
 	w->n_pend = 0;
 	w->pre_set = false;
 	/*
-	 * Receive coalescing (--rx-coalesce-us): when the last wait for a
-	 * datagram was shorter than the coalescing time, traffic is dense and
-	 * more is on its way; waiting that long before the next receive lets
-	 * it arrive, to be taken, handled and answered as one batch (one
-	 * wake-up and two system calls for all of it, the RADIUS MD5s in the
-	 * multi-buffer kernel). A full batch, or a long wait, means no wait
-	 * next time: sparse traffic is never delayed.
+	 * Receive coalescing (--rx-coalesce-us, C): traffic is dense when the
+	 * last receive brought at least two datagrams per C since the one
+	 * before it returned (so about two or more arrive in any span of C).
+	 * Then the next receive is not made before C after the last one
+	 * returned (no wait at all if handling the batch took that long):
+	 * what arrives meanwhile is taken, handled and answered as one batch
+	 * (one wake-up and two system calls for all of it, the RADIUS MD5s in
+	 * the multi-buffer kernel). Sparser traffic never waits; a full batch
+	 * means more is queued, no wait either.
 	 */
 	const uint64_t co_ns = (uint64_t)srv->cfg.rx_coalesce_us * 1000;
+	uint64_t last_rx = now_ns();
 	bool dense = false;
 
 	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
-		uint64_t epoch = atomic_load(&srv->epoch), now, t0;
+		uint64_t epoch = atomic_load(&srv->epoch), now, t1;
 		int n, m = 0;
 
 		/* the client table of this batch; publishing the epoch tells a
@@ -1045,16 +1048,25 @@ void *tw_srv_worker_run(void *arg)
 			}
 		}
 		if (dense) {
-			struct timespec d = { 0, (long)co_ns }; /* < 10 ms */
+			uint64_t t = now_ns();
 
-			(void)nanosleep(&d, NULL);
-			tw_srv_count(&w->ctr, TW_C_RX_WAITS, 1);
+			if (t < last_rx + co_ns) {
+				struct timespec d = { 0, (long)(last_rx + co_ns - t) }; /* < 10 ms */
+
+				(void)nanosleep(&d, NULL);
+				tw_srv_count(&w->ctr, TW_C_RX_WAITS, 1);
+			}
 		}
 		/* blocks for the first datagram (SO_RCVTIMEO 200 ms, so the
 		 * stop flag is seen), then takes what is queued */
-		t0 = co_ns > 0 ? now_ns() : 0;
 		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
-		dense = co_ns > 0 && n > 0 && n < TW_SRV_BATCH && now_ns() - t0 < co_ns;
+		if (co_ns > 0) {
+			t1 = now_ns();
+			dense = n > 0 && n < TW_SRV_BATCH &&
+				(uint64_t)n * co_ns >= 2 * (t1 - last_rx);
+			if (n > 0)
+				last_rx = t1;
+		}
 		used = n > 0 ? n : 0;
 		if (n > 0)
 			tw_srv_count(&w->ctr, TW_C_RX_BATCHES, 1);
