@@ -227,35 +227,6 @@ int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
 
 static int random_cb(void *arg, uint8_t *out, size_t len);
 
-/*
- * The bodies this thread minted last, with their store and IMSI: the
- * store calls that follow a mint (pseudonym_store, reauth_store) check
- * that the id is one minted here for that IMSI; for these, an equal body
- * answers without decrypting it (the same octets decrypt the same).
- */
-enum { MINTED_KEPT = 4 };
-
-static _Thread_local struct {
-	uint64_t serial;           /* of the store (st->serial; never 0) */
-	uint8_t body[STORE_ID_BODY_LEN];
-	char imsi[TW_IMSI_MAX_LEN];
-	uint8_t imsi_len;
-} minted[MINTED_KEPT];
-static _Thread_local unsigned minted_next;
-
-static bool minted_is_of(const struct tw_store *st, const uint8_t *id, size_t len,
-			 const char *imsi, size_t imsi_len)
-{
-	if (len < 1 + STORE_ID_BODY_LEN)
-		return false;
-	for (unsigned i = 0; i < MINTED_KEPT; i++)
-		if (minted[i].serial == st->serial && minted[i].imsi_len == imsi_len &&
-		    memcmp(minted[i].body, id + 1, STORE_ID_BODY_LEN) == 0 &&
-		    memcmp(minted[i].imsi, imsi, imsi_len) == 0)
-			return true;
-	return false;
-}
-
 static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out, size_t max,
 		     size_t *out_len)
 {
@@ -278,15 +249,9 @@ static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out,
 	b[9] = 0;
 	rc = random_cb(st, b + 10, 6);
 	if (rc == TW_OK) {
-		unsigned k = minted_next++ % MINTED_KEPT;
-
 		tw_aes_encrypt(&st->id_key, c, b);
 		b32_enc(c, out);
 		*out_len = STORE_ID_BODY_LEN;
-		minted[k].serial = st->serial;
-		memcpy(minted[k].body, out, STORE_ID_BODY_LEN);
-		memcpy(minted[k].imsi, imsi, imsi_len);
-		minted[k].imsi_len = (uint8_t)imsi_len;
 	}
 	tw_wipe(b, sizeof(b));
 	return rc;
@@ -327,22 +292,12 @@ static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
 }
 
 /* The id was minted here for exactly this IMSI. */
-static bool minted_is_of(const struct tw_store *st, const uint8_t *id, size_t len,
-			 const char *imsi, size_t imsi_len);
-
 static bool id_is_of(const struct tw_store *st, const uint8_t *id, size_t len, const char *imsi,
 		     size_t imsi_len)
 {
 	char got[TW_IMSI_MAX_LEN + 1];
 	size_t n = 0;
 
-	/* the form id_imsi checks (the body's spelling and '@') still holds
-	 * for a body found among the minted ones: only the decryption is
-	 * skipped */
-	if (len >= 1 + STORE_ID_BODY_LEN &&
-	    (len == 1 + STORE_ID_BODY_LEN || id[1 + STORE_ID_BODY_LEN] == '@') &&
-	    minted_is_of(st, id, len, imsi, imsi_len))
-		return true;
 	return id_imsi(st, id, len, got, &n) && n == imsi_len && memcmp(got, imsi, n) == 0;
 }
 
@@ -1825,11 +1780,6 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	if (cap > (1u << 24))
 		cap = 1u << 24;
 	(void)pthread_once(&fork_once, fork_hook);
-	{
-		static _Atomic uint64_t serials;
-
-		st->serial = atomic_fetch_add(&serials, 1) + 1;
-	}
 	t->cap = cap;
 	t->nbucket = 16;
 	while (t->nbucket < cap)

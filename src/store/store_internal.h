@@ -188,7 +188,6 @@ struct ident_table {
 };
 
 struct tw_store {
-	uint64_t serial;           /* this open store among all (ident.c minted ids) */
 	sqlite3 *db;
 	pthread_mutex_t db_lock;
 	/* the reading connection (the packet path's look-ups; == db when the

@@ -2816,36 +2816,7 @@ static void test_minted_ids(void)
 		usleep(20000);
 	CHECK(raw_int("SELECT count(*) FROM ident3v WHERE imsi = ?1", other) == 0);
 	CHECK(raw_int(P_COUNT, imsi) == 1);
-	/* an id minted by one store is not another's, though minted just
-	 * before on this thread (the other store may even reuse the first
-	 * one's memory): refused as not minted here */
-	mint_into(ops, "2@z", imsi, 15, q, sizeof(q));
 	tw_store_close(st);
-	{
-		struct tw_store_opts o2 = opts_default();
-		char db2[200];
-		uint8_t kek2[32];
-
-		snprintf(db2, sizeof(db2), "%s-other", db);
-		unlink(db2);
-		tw_test_random(kek2, sizeof(kek2));
-		o2.path = db2;
-		o2.kek = kek2;
-		st = open_with(&o2);
-		if (st != NULL) {
-			ops = tw_store_identity_ops(st);
-			CHECK_ERR(ops->pseudonym_store(ops->arg, ID(q), imsi, 15), TW_ERR_INVAL);
-			tw_store_close(st);
-		}
-		for (int k = 0; k < 4; k++) {
-			static const char *const sfx[] = { "", "-wal", "-shm", ".kek" };
-			char f[220];
-
-			snprintf(f, sizeof(f), "%s%s", db2, sfx[k]);
-			unlink(f);
-		}
-		tw_wipe(kek2, sizeof(kek2));
-	}
 	tw_eap_reauth_state_wipe(&r1);
 	tw_eap_reauth_state_wipe(&got);
 	tw_wipe(&s, sizeof(s));
