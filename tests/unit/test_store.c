@@ -2712,6 +2712,22 @@ static void test_minted_ids(void)
 		bad[26] = a32[v ^ 2];
 		CHECK_ERR(ops->pseudonym_store(ops->arg, ID(bad), imsi, 15), TW_ERR_INVAL);
 	}
+	/* every octet outside the alphabet, at every position: refused */
+	{
+		static const uint8_t outside[] = { 'w', 'z', 'A', 'V', 'W', '/', ':', '`', '{',
+						   '@', ' ', 0x80, 0xb0, 0xe1, 0xff };
+
+		ok = true;
+		for (size_t i = 1; i <= 26; i++)
+			for (size_t j = 0; j < sizeof(outside); j++) {
+				snprintf(bad, sizeof(bad), "%s", p);
+				bad[i] = (char)outside[j];
+				ok &= ops->pseudonym_store(ops->arg, ID(bad), imsi, 15) ==
+				      TW_ERR_INVAL;
+			}
+		CHECK(ok);
+		snprintf(bad, sizeof(bad), "%s", p);
+	}
 	bad[26] = 'w';
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(bad), out, &n), TW_ERR_NOTFOUND);
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)p, 26, out, &n),
