@@ -604,12 +604,12 @@ static uint32_t hash_of(const struct tw_store *st, uint8_t kind, const uint8_t *
 
 static void list_push(struct ident_table *t, struct ident_list *l, int32_t i)
 {
-	struct ident_ent *e = &t->ent[i];
+	struct ident_link *e = &t->link[i];
 
 	e->lnext = -1;
 	e->lprev = l->tail;
 	if (l->tail >= 0)
-		t->ent[l->tail].lnext = i;
+		t->link[l->tail].lnext = i;
 	else
 		l->head = i;
 	l->tail = i;
@@ -618,14 +618,14 @@ static void list_push(struct ident_table *t, struct ident_list *l, int32_t i)
 
 static void list_del(struct ident_table *t, struct ident_list *l, int32_t i)
 {
-	struct ident_ent *e = &t->ent[i];
+	struct ident_link *e = &t->link[i];
 
 	if (e->lprev >= 0)
-		t->ent[e->lprev].lnext = e->lnext;
+		t->link[e->lprev].lnext = e->lnext;
 	else
 		l->head = e->lnext;
 	if (e->lnext >= 0)
-		t->ent[e->lnext].lprev = e->lprev;
+		t->link[e->lnext].lprev = e->lprev;
 	else
 		l->tail = e->lprev;
 	e->lprev = e->lnext = -1;
@@ -638,8 +638,8 @@ static void list_splice(struct ident_table *t, struct ident_list *dst, struct id
 	if (src->head < 0)
 		return;
 	if (dst->tail >= 0) {
-		t->ent[dst->tail].lnext = src->head;
-		t->ent[src->head].lprev = dst->tail;
+		t->link[dst->tail].lnext = src->head;
+		t->link[src->head].lprev = dst->tail;
 	} else {
 		dst->head = src->head;
 	}
@@ -649,40 +649,44 @@ static void list_splice(struct ident_table *t, struct ident_list *dst, struct id
 	src->n = 0;
 }
 
+/* The hashes compared are in the links; an entry is read only when its
+ * hash matches. */
 static int32_t find(const struct ident_table *t, uint32_t h, uint8_t kind, const uint8_t *key,
 		    size_t len)
 {
-	for (int32_t i = t->bucket[h & (t->nbucket - 1)]; i >= 0; i = t->ent[i].next) {
-		const struct ident_ent *e = &t->ent[i];
+	for (int32_t i = t->bucket[h & (t->nbucket - 1)]; i >= 0; i = t->link[i].next) {
+		const struct ident_ent *e;
 
-		if (e->hash == h && e->kind == kind && e->key_len == len &&
-		    memcmp(e->key, key, len) == 0)
+		if (t->link[i].hash != h)
+			continue;
+		e = &t->ent[i];
+		if (e->kind == kind && e->key_len == len && memcmp(e->key, key, len) == 0)
 			return i;
 	}
 	return -1;
 }
 
-static void hash_link(struct ident_table *t, int32_t i)
+static void hash_link(struct ident_table *t, int32_t i, uint32_t h)
 {
-	struct ident_ent *e = &t->ent[i];
-	int32_t *b = &t->bucket[e->hash & (t->nbucket - 1)];
+	int32_t *b = &t->bucket[h & (t->nbucket - 1)];
 
-	e->next = *b;
+	t->link[i].hash = h;
+	t->link[i].next = *b;
 	*b = i;
-	e->linked = 1;
+	t->ent[i].linked = 1;
 }
 
 static void hash_unlink(struct ident_table *t, int32_t i)
 {
-	struct ident_ent *e = &t->ent[i];
-	int32_t *pp = &t->bucket[e->hash & (t->nbucket - 1)];
+	struct ident_link *l = &t->link[i];
+	int32_t *pp = &t->bucket[l->hash & (t->nbucket - 1)];
 
 	while (*pp >= 0 && *pp != i)
-		pp = &t->ent[*pp].next;
+		pp = &t->link[*pp].next;
 	if (*pp == i)
-		*pp = e->next;
-	e->next = -1;
-	e->linked = 0;
+		*pp = l->next;
+	l->next = -1;
+	t->ent[i].linked = 0;
 }
 
 static bool is_pending(const struct ident_table *t, const struct ident_ent *e)
@@ -707,7 +711,8 @@ static void drop_clean(struct ident_table *t, int32_t i)
 	if (e->tomb)
 		t->gone++;
 	tw_wipe(e, sizeof(*e));
-	e->next = -1;
+	t->link[i].next = -1;
+	t->link[i].hash = 0;
 	list_push(t, &t->free, i);
 }
 
@@ -720,7 +725,7 @@ static int32_t alloc_ent(struct ident_table *t)
 
 	if (i < 0 && t->fresh < t->cap) {
 		i = (int32_t)t->fresh++;
-		t->ent[i].next = t->ent[i].lprev = t->ent[i].lnext = -1;
+		t->link[i].next = t->link[i].lprev = t->link[i].lnext = -1;
 		return i;
 	}
 	if (i < 0) {
@@ -746,8 +751,7 @@ static int32_t new_ent(struct ident_table *t, uint32_t h, uint8_t kind, const ui
 	e->kind = kind;
 	e->key_len = (uint8_t)len;
 	memcpy(e->key, key, len);
-	e->hash = h;
-	hash_link(t, i);
+	hash_link(t, i, h);
 	return i;
 }
 
@@ -1609,7 +1613,7 @@ static int flush_round(struct tw_store *st, bool partial)
 	/* the batch list changes only here (and in mark_written): walked
 	 * without the table lock */
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
-		int32_t next = t->ent[i].lnext;
+		int32_t next = t->link[i].lnext;
 
 		rc = write_ent(st, &cur, &t->ent[i], next >= 0 ? &t->ent[next] : NULL);
 		/* a commit or a stop between two entries of one group: never
@@ -1787,11 +1791,14 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		t->nbucket <<= 1;
 	t->flush_at = cap / 4 < STORE_FLUSH_BATCH ? cap / 4 : STORE_FLUSH_BATCH;
 	t->ent = tw_table_alloc(cap, sizeof(*t->ent));
+	t->link = tw_table_alloc(cap, sizeof(*t->link));
 	t->bucket = tw_table_alloc(t->nbucket, sizeof(*t->bucket));
-	if (t->ent == NULL || t->bucket == NULL) {
+	if (t->ent == NULL || t->link == NULL || t->bucket == NULL) {
 		tw_table_free(t->ent, cap, sizeof(*t->ent));
+		tw_table_free(t->link, cap, sizeof(*t->link));
 		tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
 		t->ent = NULL;
+		t->link = NULL;
 		t->bucket = NULL;
 		return TW_ERR_NOMEM;
 	}
@@ -1919,11 +1926,13 @@ void store_ident_free(struct tw_store *st)
 		return;
 	tw_wipe(t->ent, (size_t)t->fresh * sizeof(*t->ent));
 	tw_table_free(t->ent, t->cap, sizeof(*t->ent));
+	tw_table_free(t->link, t->cap, sizeof(*t->link));
 	tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
 	if (t->pruned != NULL)
 		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
 	free(t->pruned);
 	t->ent = NULL;
+	t->link = NULL;
 	t->bucket = NULL;
 	t->pruned = NULL;
 	pthread_mutex_destroy(&t->lock);

@@ -116,11 +116,18 @@ struct sub_rec {
  *                                    without the lock, so never changed; a
  *                                    new change goes to a copy
  *   batch <= t->durable              clean: evictable
+ * Its chain and list links and its hash are apart from it, in t->link[i]
+ * (struct ident_link): 16 octets an entry, so that walking a chain or a
+ * list, evicting and linking touch that dense array and not the entries
+ * (about 500 octets each, tens of megabytes: a cache miss each).
  */
-struct ident_ent {
+struct ident_link {
 	int32_t next;              /* hash chain (-1: end), under t->lock */
 	int32_t lprev, lnext;      /* the list it is on (-1: end) */
 	uint32_t hash;             /* keyed hash of (kind, key) */
+};
+
+struct ident_ent {
 	uint8_t kind;              /* 0 free, IDENT_PSEUDONYM, IDENT_REAUTH */
 	uint8_t tomb;              /* removed: the row is deleted, then freed */
 	uint8_t linked;            /* in its hash chain (0: superseded by a copy) */
@@ -154,6 +161,7 @@ struct ident_list {
 struct ident_table {
 	pthread_mutex_t lock;
 	struct ident_ent *ent;     /* cap entries, allocated at open */
+	struct ident_link *link;   /* cap links, one per entry */
 	int32_t *bucket;           /* nbucket heads */
 	uint32_t cap, nbucket;     /* nbucket a power of 2 */
 	uint32_t fresh;            /* entries [fresh, cap) never used yet */
