@@ -242,9 +242,12 @@ def status_server_cases(d, c):
 
 def coalesce_case(d, c):
     """--rx-coalesce-us (default 500 µs): a worker waits before its next
-    receive only when its last wait was shorter than that. Requests 20 ms
-    apart never make it wait; a stream of 2000 back to back makes it wait
-    and take them several per receive, and each is answered."""
+    receive only when traffic is dense (two or more datagrams per 500 µs).
+    Requests 20 ms apart never make it wait; a client with one request in
+    flight at a time, back to back, makes it wait at most three times per
+    10 ms (waits that gather nothing more stop it for 20 x 500 µs); a
+    stream of 2000 back to back makes it wait and take them several per
+    receive, and each is answered."""
     mx0 = d.metrics()
     for i in range(10):
         _, rep = c.request([(T.NAS_IDENTIFIER, f"sparse-{i}")], code=T.STATUS_SERVER)
@@ -257,6 +260,17 @@ def coalesce_case(d, c):
     R.check(T.mdelta(mx0, mx1, "twag_rx_coalesce_waits_total") == 0,
             "sparse requests: no coalescing wait (got "
             f"{T.mdelta(mx0, mx1, 'twag_rx_coalesce_waits_total')})")
+    t0, answered1 = time.monotonic(), 0
+    for i in range(300):
+        _, rep = c.request([(T.NAS_IDENTIFIER, f"serial-{i}")], code=T.STATUS_SERVER)
+        answered1 += rep is not None and rep[0] == T.ACCESS_ACCEPT
+    ms = (time.monotonic() - t0) * 1000
+    mx1b = d.metrics()
+    waits = T.mdelta(mx1, mx1b, "twag_rx_coalesce_waits_total")
+    R.check(answered1 == 300 and waits <= 3 * (ms / 10 + 1),
+            f"one request in flight at a time: 300 answered, {waits} waits in {ms:.0f} ms "
+            "(at most 3 per 10 ms)")
+    mx1 = mx1b
     socks = [T.RadiusClient(("127.0.0.1", d.port), SEC) for _ in range(4)]
     n, answered = 2000, 0
 
