@@ -1198,6 +1198,16 @@ static bool ent_imsi(const struct tw_store *st, const struct ident_ent *e,
 	return *n != 0;
 }
 
+/* The key of the row an entry changes, or -1 (ent_imsi false, or not an
+ * IMSI store_ident_row_key takes). */
+static int64_t ent_key(const struct tw_store *st, const struct ident_ent *e)
+{
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t n = 0;
+
+	return ent_imsi(st, e, imsi, &n) ? store_ident_row_key(imsi, n) : -1;
+}
+
 /* The entries of one row a round is writing, in order: an attach stores a
  * pseudonym and a re-auth id of one IMSI one after the other, and both go
  * into one write of the row (live: entries taken, not written yet). */
@@ -1205,8 +1215,7 @@ enum { IDENT_GROUP_MAX = 32 };
 
 struct row_cursor {
 	bool live;
-	char imsi[TW_IMSI_MAX_LEN + 1];
-	size_t n;
+	int64_t key;               /* the row's (store_ident_row_key) */
 	const struct ident_ent *e[IDENT_GROUP_MAX];
 	size_t ne;
 };
@@ -1330,7 +1339,7 @@ static int write_group(struct tw_store *st, struct row_cursor *c)
 			break;
 		else if (i + 1 == c->ne)
 			q = st->id_q.merge_upd; /* tombstones only: no new row */
-	sqlite3_bind_int64(q, 1, store_ident_row_key(c->imsi, c->n));
+	sqlite3_bind_int64(q, 1, c->key);
 	sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
 	rc = sqlite3_step(q);
 	sqlite3_reset(q);
@@ -1348,27 +1357,20 @@ static int write_group(struct tw_store *st, struct row_cursor *c)
 static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ident_ent *e,
 		     const struct ident_ent *next)
 {
-	char imsi[TW_IMSI_MAX_LEN + 1];
-	size_t n = 0;
-	int rc = TW_OK;
+	int64_t key = ent_key(st, e);
+	int rc;
 
-	if (!ent_imsi(st, e, imsi, &n))
-		return TW_OK; /* not an id of ours: no row has it */
-	if (store_ident_row_key(imsi, n) < 0)
-		return TW_OK; /* not an IMSI: no row has it */
-	if (c->live && (c->n != n || memcmp(c->imsi, imsi, n) != 0)) {
+	if (key < 0)
+		return TW_OK; /* not an id of ours, or not an IMSI: no row has it */
+	if (c->live && c->key != key) {
 		rc = write_group(st, c); /* another row's group first */
 		if (rc != TW_OK)
 			return rc;
 	}
-	if (!c->live) {
-		c->live = true;
-		memcpy(c->imsi, imsi, n + 1);
-		c->n = n;
-	}
+	c->live = true;
+	c->key = key;
 	c->e[c->ne++] = e;
-	if (c->ne < IDENT_GROUP_MAX && next != NULL && ent_imsi(st, next, imsi, &n) &&
-	    n == c->n && memcmp(imsi, c->imsi, n) == 0)
+	if (c->ne < IDENT_GROUP_MAX && next != NULL && ent_key(st, next) == key)
 		return TW_OK; /* the same row next */
 	return write_group(st, c);
 }
