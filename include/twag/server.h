@@ -157,6 +157,7 @@ struct tw_srv_config {
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned reauth_ttl, identity_cache;
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
+	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
 	enum tw_eap_id_policy id_policy;
 	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */
 	unsigned n_methods;
@@ -418,6 +419,10 @@ enum tw_srv_ctr {
 	TW_C_AKA_BATCHED,        /* AKA' challenges built with others of their batch */
 	TW_C_RX_WAITS,           /* receive coalescing waits (--rx-coalesce-us) */
 	TW_C_RX_BATCHES,         /* receive batches (recvmmsg calls that returned datagrams) */
+	TW_C_TX_GSO_SENDS,       /* UDP GSO sends (each carrying two or more replies) */
+	TW_C_TX_GSO_REPLIES,     /* replies in them */
+	TW_C_TX_GSO_FALLBACKS,   /* GSO sends refused, their replies sent one by one */
+	TW_C_UDP_GSO_ON,         /* a gauge: 1 while the worker sends with UDP GSO */
 	TW_C_COUNT,
 };
 

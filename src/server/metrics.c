@@ -125,6 +125,17 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	one(&o, "twag_rx_coalesce_waits_total", "counter",
 	    "Waits of --rx-coalesce-us before a receive, taken because traffic was dense",
 	    m->v[TW_C_RX_WAITS]);
+	one(&o, "twag_tx_gso_sends_total", "counter",
+	    "UDP GSO sends: replies of one length to one client sent as one buffer (--no-udp-gso: none)",
+	    m->v[TW_C_TX_GSO_SENDS]);
+	one(&o, "twag_tx_gso_replies_total", "counter", "Replies sent in UDP GSO sends",
+	    m->v[TW_C_TX_GSO_REPLIES]);
+	one(&o, "twag_tx_gso_fallbacks_total", "counter",
+	    "UDP GSO sends the kernel refused, their replies then sent one by one",
+	    m->v[TW_C_TX_GSO_FALLBACKS]);
+	one(&o, "twag_udp_gso_workers", "gauge",
+	    "Workers sending with UDP GSO (0 when the kernel or the path cannot)",
+	    m->v[TW_C_UDP_GSO_ON]);
 	one(&o, "twag_store_vectors_total", "counter",
 	    "Authentication vectors and triplet sets issued by the store",
 	    m->v[TW_C_STORE_VECTORS]);

@@ -63,6 +63,7 @@ static const char usage_text[] =
 	"  --dup-cache N             duplicate cache entries per worker (default 32768)\n"
 	"  --dup-expiry S            duplicate cache lifetime (default 10)\n"
 	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 500, 0: off)\n"
+	"  --no-udp-gso              one send per reply (default: UDP GSO for equal replies)\n"
 	"  --sqn-block N             SEQ values reserved per durable write (default 1000)\n"
 	"  --resync-max N            AUTS resyncs per subscriber per window (default 3)\n"
 	"  --resync-window S         the resync window (default 60)\n"

@@ -937,6 +937,8 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	w->srv = srv;
 	w->idx = idx;
 	w->fd = fd;
+	w->txg.gso = srv->cfg.udp_gso && tw_srv_udp_gso_ok(fd);
+	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.gso ? 1 : 0);
 	w->rnd_pos = sizeof(w->rnd); /* filled on first use */
 	rc = rnd(w, seed, sizeof(seed));
 	if (rc == TW_OK)
@@ -1153,22 +1155,8 @@ void *tw_srv_worker_run(void *arg)
 				}
 			m = k;
 		}
-		for (int off = 0; off < m;) {
-			int k = sendmmsg(w->fd, w->tx + off, (unsigned)(m - off), 0);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k <= 0) {
-				/* UDP: a reply that cannot be sent is lost, as
-				 * on the wire; the NAS retransmits and gets it
-				 * from the duplicate cache */
-				tw_logf(&w->log, TW_LOG_DEBUG, "socket-error", "op=sendmmsg errno=%d",
-					errno);
-				off++;
-				continue;
-			}
-			off += k;
-		}
+		if (m > 0)
+			tw_srv_send_replies(w, w->tx, m);
 		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
 			w->last_sweep_ms = now;
 			/* in bounded steps: the lock is released between

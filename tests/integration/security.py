@@ -272,16 +272,20 @@ def coalesce_case(d, c):
             "(at most 3 per 10 ms)")
     mx1 = mx1b
     socks = [T.RadiusClient(("127.0.0.1", d.port), SEC) for _ in range(4)]
-    n, answered = 2000, 0
+    n, answered, whole = 2000, 0, 0
 
     def drain(wait):
-        nonlocal answered
+        nonlocal answered, whole
         for s in socks:
             s.s.settimeout(wait)
             try:
                 while True:
-                    s.s.recv(65536)
+                    pkt = s.s.recv(65536)
                     answered += 1
+                    # one reply per datagram, as sent (UDP GSO cuts
+                    # a batch's replies apart again)
+                    whole += (len(pkt) >= 20 and pkt[0] == T.ACCESS_ACCEPT and
+                              int.from_bytes(pkt[2:4], "big") == len(pkt))
             except OSError:
                 pass
 
@@ -305,6 +309,14 @@ def coalesce_case(d, c):
     R.check(waits > 0 and batches * 2 <= req,
             f"the stream came in batches after coalescing waits ({req} requests, "
             f"{batches} receives, {waits} waits)")
+    R.check(whole == answered, f"each reply datagram one whole Access-Accept ({whole}/{answered})")
+    gso = T.mdelta(mx1, mx2, "twag_tx_gso_replies_total")
+    if (T.metric(mx2, "twag_udp_gso_workers") or 0) > 0:
+        R.check(gso is not None and gso > 0 and
+                T.mdelta(mx1, mx2, "twag_tx_gso_fallbacks_total") == 0,
+                f"the stream's replies left in UDP GSO sends ({gso} of {answered})")
+    else:
+        R.note("UDP GSO not available on this kernel: replies sent one by one")
 
 
 def all_replies_ok(c, what):

@@ -68,7 +68,10 @@ static void test_flags(void)
 	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
 	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
-	CHECK(c.rx_coalesce_us == 500);
+	CHECK(c.rx_coalesce_us == 500 && c.udp_gso);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gso", err, sizeof(err)));
+	CHECK(!c.udp_gso);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 0", err,
 		      sizeof(err)));
@@ -173,6 +176,7 @@ static void test_file(void)
 		       "threads = 4\n"
 		       "no-pseudonyms\n"
 		       "no-result-ind = no\n"
+		       "no-udp-gso = yes\n"
 		       "log-level = debug\n"
 		       "methods = aka,sim\n");
 	CHECK(p != NULL);
@@ -182,7 +186,7 @@ static void test_file(void)
 	CHECK(c.threads == 2);
 	CHECK(strcmp(c.listen, "127.0.0.1:11812") == 0 && strcmp(c.store, "/tmp/file.db") == 0);
 	CHECK(strcmp(c.network_name, "WLAN") == 0);
-	CHECK(!c.pseudonyms && c.result_ind && c.log_level == TW_LOG_DEBUG);
+	CHECK(!c.pseudonyms && c.result_ind && c.log_level == TW_LOG_DEBUG && !c.udp_gso);
 	CHECK(c.n_methods == 2 && c.methods[0] == TW_SRV_M_AKA);
 	CHECK(c.clients.n == 3);
 	{
@@ -537,6 +541,8 @@ static void test_metrics(void)
 		"twag_sessions_expired_total", "twag_store_identity_rows_written_total",
 		"twag_store_identity_table_full_total", "twag_aka_batched_challenges_total",
 		"twag_rx_batches_total", "twag_rx_coalesce_waits_total",
+		"twag_tx_gso_sends_total", "twag_tx_gso_replies_total",
+		"twag_tx_gso_fallbacks_total", "twag_udp_gso_workers",
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
