@@ -10,15 +10,15 @@
  * of that length at the bottom of the stack: on this machine sending 8
  * datagrams of 200 octets to a loopback socket took 0.8 µs of the sender's
  * CPU each instead of 2.1. The receiver gets the same datagrams either
- * way; only a capture taken on the sending host before the cut (tcpdump
- * on lo) shows the batch as one packet (--no-udp-gso for such captures).
+ * way; only what sees the packets on the sending host before the cut
+ * (tcpdump on lo, netfilter OUTPUT rules, cgroup egress programs) sees
+ * the group as one packet (--no-udp-gso for such set-ups).
  *
  * Replies are grouped by (length, destination, source control message);
  * a group of one is sent as before. A group whose send fails is sent
  * again one reply at a time, so GSO never loses a reply; when the cause
- * says the path cannot take GSO at all (EINVAL, EIO: no checksum
- * offload, an IPsec policy, a path MTU below the segment) GSO is turned
- * off for the worker and logged once.
+ * says GSO is refused on this socket or path (see unpack_send) GSO is
+ * turned off for the worker and logged once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +32,11 @@
 #ifndef UDP_SEGMENT
 #define UDP_SEGMENT 103 /* linux/udp.h, Linux 4.18 */
 #endif
+
+/* Linux before 5.x takes at most 64 segments in one send (UDP_MAX_SEGMENTS),
+ * and a send is one UDP datagram before the cut: at most 65507 octets. */
+_Static_assert(TW_SRV_BATCH <= 64 && TW_SRV_BATCH * TW_SRV_GSO_SEG_MAX <= 65507,
+	       "a GSO group of a whole batch fits one send");
 
 bool tw_srv_udp_gso_ok(int fd)
 {
@@ -71,7 +76,8 @@ static int pack(struct tw_srv_tx *t, struct mmsghdr *tx, int m)
 			continue;
 		t->first[g] = o;
 		t->ord[o++] = i;
-		if (t->gso && len <= TW_SRV_GSO_SEG_MAX && h->msg_controllen <= TW_SRV_CMSG_LEN)
+		if (t->gso && len > 0 && len <= TW_SRV_GSO_SEG_MAX &&
+		    h->msg_controllen <= TW_SRV_CMSG_LEN)
 			for (int j = i + 1; j < m; j++)
 				if (!taken[j] && tx[j].msg_hdr.msg_iov[0].iov_len == len &&
 				    same_path(h, &tx[j].msg_hdr)) {
@@ -94,10 +100,14 @@ static int pack(struct tw_srv_tx *t, struct mmsghdr *tx, int m)
 			out->msg_iovlen = (size_t)n;
 			/* the reply's own control message (the source address
 			 * of a wildcard listener) first, then the segment size */
-			memcpy(t->cmsg[g], h->msg_control, h->msg_controllen);
+			size_t cl = CMSG_ALIGN(h->msg_controllen);
+
+			memset(t->cmsg[g], 0, sizeof(t->cmsg[g]));
+			if (h->msg_controllen > 0)
+				memcpy(t->cmsg[g], h->msg_control, h->msg_controllen);
 			out->msg_control = t->cmsg[g];
-			out->msg_controllen = h->msg_controllen + CMSG_SPACE(sizeof(uint16_t));
-			c = (struct cmsghdr *)(void *)(t->cmsg[g] + h->msg_controllen);
+			out->msg_controllen = cl + CMSG_SPACE(sizeof(uint16_t));
+			c = (struct cmsghdr *)(void *)(t->cmsg[g] + cl);
 			c->cmsg_level = IPPROTO_UDP;
 			c->cmsg_type = UDP_SEGMENT;
 			c->cmsg_len = CMSG_LEN(sizeof(uint16_t));
@@ -110,10 +120,19 @@ static int pack(struct tw_srv_tx *t, struct mmsghdr *tx, int m)
 	return g;
 }
 
-/* Group g one reply at a time, after its GSO send failed with err. */
+/*
+ * Group g one reply at a time, after its GSO send failed with err. When
+ * the replies then go out, GSO itself was refused for a reason of the
+ * socket or the path (EINVAL, EMSGSIZE: a path MTU below the segment;
+ * EIO: no checksum offload, an IPsec policy): GSO is turned off for the
+ * worker, since one refusal means one more system call per batch from
+ * then on. (A path-specific cause, one client behind a small MTU, thus
+ * turns it off for all; the cost is the saving, never a reply.)
+ */
 static void unpack_send(struct tw_srv_worker *w, struct mmsghdr *tx, int g, int err)
 {
 	struct tw_srv_tx *t = &w->txg;
+	int sent = 0;
 
 	tw_srv_count(&w->ctr, TW_C_TX_GSO_FALLBACKS, 1);
 	for (int k = 0; k < t->n[g]; k++) {
@@ -125,8 +144,11 @@ static void unpack_send(struct tw_srv_worker *w, struct mmsghdr *tx, int g, int 
 		while (r < 0 && errno == EINTR);
 		if (r < 0)
 			tw_logf(&w->log, TW_LOG_DEBUG, "socket-error", "op=sendmsg errno=%d", errno);
+		else
+			sent++;
 	}
-	if (err == EINVAL || err == EIO || err == EOPNOTSUPP || err == ENOPROTOOPT) {
+	if (sent > 0 && (err == EINVAL || err == EMSGSIZE || err == EIO || err == EOPNOTSUPP ||
+			 err == ENOPROTOOPT)) {
 		t->gso = false;
 		atomic_store_explicit(&w->ctr.v[TW_C_UDP_GSO_ON], 0, memory_order_relaxed);
 		tw_logf(&w->log, TW_LOG_INFO, "udp-gso-off", "worker=%u errno=%d", w->idx, err);

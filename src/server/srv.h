@@ -24,7 +24,9 @@ enum {
 	TW_SRV_CMSG_LEN = 64,     /* room for IP_PKTINFO / IPV6_PKTINFO */
 	TW_SRV_EAP_OUT = 2048,    /* >= TW_EAP_OUT_MIN */
 	/* the longest reply sent in a UDP GSO group: a segment fits the
-	 * IPv6 minimum MTU (1280 - 40 - 8), so any path takes it uncut */
+	 * IPv6 minimum MTU (1280 - 40 - 8), as any IPv6 path and common
+	 * IPv4 ones take it (a smaller path MTU: the kernel refuses the
+	 * group, which is then sent reply by reply; send.c) */
 	TW_SRV_GSO_SEG_MAX = 1232,
 };
 

@@ -962,6 +962,9 @@ static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 	struct msghdr m;
 	struct cmsghdr *c, *o;
 
+	/* zeroed, padding included: replies to one path then have equal
+	 * control octets, which send.c compares to group them */
+	memset(out, 0, max);
 	memset(&m, 0, sizeof(m));
 	m.msg_control = out;
 	m.msg_controllen = max;

@@ -57,8 +57,9 @@ static int udp_socket(struct sockaddr_in *a)
 
 /* Reply i: len octets to receiver d; octets 0..1 its index, the rest a
  * pattern of it, so a datagram cut or merged wrongly is seen. With
- * pktinfo: an IP_PKTINFO control message naming 127.0.0.1 as source. */
-static void reply(int i, int d, size_t len, bool pktinfo)
+ * pktinfo k > 0: an IP_PKTINFO control message naming 127.0.0.k as the
+ * source. */
+static void reply(int i, int d, size_t len, int pktinfo)
 {
 	uint8_t *b = w->tx_buf[i];
 
@@ -81,7 +82,7 @@ static void reply(int i, int d, size_t len, bool pktinfo)
 
 		memset(tx_cm[i], 0, sizeof(tx_cm[i]));
 		memset(&pi, 0, sizeof(pi));
-		pi.ipi_spec_dst.s_addr = htonl(INADDR_LOOPBACK);
+		pi.ipi_spec_dst.s_addr = htonl(INADDR_LOOPBACK - 1 + (unsigned)pktinfo);
 		c->cmsg_level = IPPROTO_IP;
 		c->cmsg_type = IP_PKTINFO;
 		c->cmsg_len = CMSG_LEN(sizeof(pi));
@@ -154,15 +155,33 @@ static void test_grouped(void)
 	CHECK(ctr(TW_C_TX_GSO_REPLIES) - r0 == 18);
 	CHECK(ctr(TW_C_TX_GSO_FALLBACKS) == 0);
 
-	/* the same source control message groups, a different one not */
+	/* the same source control message groups; another source address,
+	 * or none, not: 4 from 127.0.0.1, 3 from 127.0.0.2, 2 without */
 	s0 = ctr(TW_C_TX_GSO_SENDS);
 	r0 = ctr(TW_C_TX_GSO_REPLIES);
-	for (int i = 0; i < 6; i++)
-		reply(i, 0, 120, i < 4);
-	tw_srv_send_replies(w, tx, 6);
-	CHECK(all_arrived(6));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) - s0 == 2);
-	CHECK(ctr(TW_C_TX_GSO_REPLIES) - r0 == 6);
+	for (int i = 0; i < 9; i++)
+		reply(i, 0, 120, i < 4 ? 1 : i < 7 ? 2 : 0);
+	tw_srv_send_replies(w, tx, 9);
+	CHECK(all_arrived(9));
+	CHECK(ctr(TW_C_TX_GSO_SENDS) - s0 == 3);
+	CHECK(ctr(TW_C_TX_GSO_REPLIES) - r0 == 9);
+
+	/* empty replies are never grouped (a segment size of 0 would make
+	 * the kernel send one datagram for all) */
+	s0 = ctr(TW_C_TX_GSO_SENDS);
+	for (int i = 0; i < 3; i++)
+		reply(i, 1, 0, 0);
+	tw_srv_send_replies(w, tx, 3);
+	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0);
+	{
+		uint8_t b[8];
+		int got = 0;
+		struct pollfd p = { .fd = rx_fd[1], .events = POLLIN };
+
+		while (poll(&p, 1, 200) == 1 && recv(rx_fd[1], b, sizeof(b), MSG_DONTWAIT) == 0)
+			got++;
+		CHECK(got == 3);
+	}
 
 	/* one reply, and a full batch of equal ones */
 	s0 = ctr(TW_C_TX_GSO_SENDS);
@@ -215,9 +234,12 @@ void test_main(void)
 {
 	struct sockaddr_in self;
 
-	w = calloc(1, sizeof(*w));
-	if (!CHECK(w != NULL))
+	void *mem = NULL;
+
+	/* the worker's counters are cache-line aligned */
+	if (!CHECK(posix_memalign(&mem, 64, sizeof(*w)) == 0))
 		return;
+	w = memset(mem, 0, sizeof(*w));
 	for (int d = 0; d < N_RX; d++)
 		rx_fd[d] = udp_socket(&rx_addr[d]);
 	w->fd = udp_socket(&self);
