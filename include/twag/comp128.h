@@ -8,7 +8,8 @@
  * reverse engineering by T. Jos (2013). See src/auth/comp128.c.
  *
  * NOT constant-time: COMP128 indexes its tables with key-dependent values by
- * design (see src/auth/comp128.c for why that is accepted here).
+ * design (see src/auth/comp128.c for why that is accepted here). Only the
+ * AVX-512 VBMI path of v1 (register-held tables, byte permutes) is not.
  */
 #ifndef TWAG_COMP128_H
 #define TWAG_COMP128_H
@@ -35,5 +36,17 @@ enum {
 TW_MUST_CHECK int tw_comp128(unsigned version /* 1, 2, 3 */, const uint8_t ki[static 16],
 			     const uint8_t rand_[static 16], uint8_t sres[static 4],
 			     uint8_t kc[static 8]);
+
+/*
+ * tw_comp128 for n RANDs under one Ki (the n triplets of an EAP-SIM
+ * authentication): (sres[i], kc[i]) from rand_[i]. With AVX-512 VBMI, v1
+ * runs up to four at once in byte permutes over register-held tables
+ * (the time then does not depend on Ki or RAND). TW_OK;
+ * TW_ERR_UNSUPPORTED for another version; TW_ERR_INVAL for NULL arrays
+ * with n > 0 (outputs untouched in both cases).
+ */
+TW_MUST_CHECK int tw_comp128_many(unsigned version /* 1, 2, 3 */, const uint8_t ki[static 16],
+				  unsigned n, const uint8_t rand_[][16], uint8_t sres[][4],
+				  uint8_t kc[][8]);
 
 #endif

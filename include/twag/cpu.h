@@ -25,6 +25,7 @@ enum tw_cpu_feature {
 	TW_CPU_AVX2 = 1u << 4,
 	TW_CPU_VAES = 1u << 5,   /* VAES and VPCLMULQDQ (with AVX2) */
 	TW_CPU_AVX512 = 1u << 6, /* AVX-512 F, BW, VL */
+	TW_CPU_VBMI = 1u << 7,   /* AVX-512 VBMI (byte permutes), with AVX512 */
 };
 
 /* Features the CPU and OS support, capped by TWAG_CPU, then by restrict. */

@@ -271,3 +271,34 @@ int tw_vecsrc_sim(struct tw_subscriber *s, const uint8_t rand_[static 16],
 	memcpy(out->rand_, rand_, 16);
 	return TW_OK;
 }
+
+int tw_vecsrc_sim_many(struct tw_subscriber *s, const uint8_t rands[][16], unsigned n,
+		       struct tw_eap_sim_triplet *out)
+{
+	uint8_t sres[3][4], kc[3][8];
+	int rc = TW_OK, ver;
+
+	if (out == NULL || n < 1 || n > 3)
+		return TW_ERR_INVAL;
+	memset(out, 0, n * sizeof(*out));
+	if (s == NULL || rands == NULL)
+		return TW_ERR_INVAL;
+	ver = comp128_version(s->keys.alg);
+	if (ver == 0) {
+		for (unsigned i = 0; rc == TW_OK && i < n; i++)
+			rc = tw_vecsrc_sim(s, rands[i], &out[i]);
+		goto out;
+	}
+	rc = tw_comp128_many((unsigned)ver, s->keys.ki, n, rands, sres, kc);
+	for (unsigned i = 0; rc == TW_OK && i < n; i++) {
+		memcpy(out[i].rand_, rands[i], 16);
+		memcpy(out[i].sres, sres[i], 4);
+		memcpy(out[i].kc, kc[i], 8);
+	}
+out:
+	if (rc != TW_OK)
+		tw_wipe(out, n * sizeof(*out));
+	tw_wipe(sres, sizeof(sres));
+	tw_wipe(kc, sizeof(kc));
+	return rc;
+}

@@ -51,6 +51,9 @@ static uint32_t detect(void)
 		if ((f & TW_CPU_AVX2) && zmm_os && ((b >> 16) & 1) &&
 		    ((b >> 30) & 1) && ((b >> 31) & 1))
 			f |= TW_CPU_AVX512;
+		/* AVX-512 VBMI (c1) */
+		if ((f & TW_CPU_AVX512) && ((c >> 1) & 1))
+			f |= TW_CPU_VBMI;
 	}
 	/* Our accelerated kernels assume SSE4.1 alongside AES-NI/SHA-NI. */
 	if (!(f & TW_CPU_SSE41))
@@ -147,7 +150,7 @@ void tw_cpu_describe(char *buf, unsigned len)
 		{ TW_CPU_AESNI, "aesni" }, { TW_CPU_PCLMUL, "pclmul" },
 		{ TW_CPU_SHANI, "sha-ni" }, { TW_CPU_SSE41, "sse4.1" },
 		{ TW_CPU_AVX2, "avx2" }, { TW_CPU_VAES, "vaes" },
-		{ TW_CPU_AVX512, "avx512" },
+		{ TW_CPU_AVX512, "avx512" }, { TW_CPU_VBMI, "avx512vbmi" },
 	};
 	uint32_t f = tw_cpu_features();
 	unsigned used = 0;

@@ -2010,8 +2010,7 @@ int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t r
 		goto out;
 	}
 	/* COMP128, or c2/c3 for a USIM subscriber (§6.8.1.2): no SQN used */
-	for (unsigned i = 0; rc == TW_OK && i < n; i++)
-		rc = tw_vecsrc_sim(&s, rands[i], &out[i]);
+	rc = tw_vecsrc_sim_many(&s, rands, n, out);
 	tw_wipe(&s, sizeof(s));
 	if (rc == TW_OK)
 		atomic_fetch_add(&st->n_triplets, n);

@@ -6,6 +6,7 @@
 #include "tw_test.h"
 #include "twag/bytes.h"
 #include "twag/comp128.h"
+#include "twag/cpu.h"
 #include "twag/err.h"
 
 #if defined(TW_HAVE_OSMO)
@@ -145,6 +146,64 @@ static void test_osmo_cross(void)
 #endif
 }
 
+/*
+ * tw_comp128_many against tw_comp128 one RAND at a time on the table code
+ * (VBMI disabled): 1..9 RANDs per call (v1 with VBMI: four per pass, the
+ * last pass partly filled), the table-index extremes among them, for every
+ * version. With VBMI this is the cross-check of the two v1 implementations
+ * (the vector files and libosmocore pin each path on its own as well).
+ */
+static void test_many(void)
+{
+	uint8_t ki[16], rands[9][16], sres[9][4], kc[9][8], s1[4], k1[8];
+	bool vbmi = tw_cpu_has(TW_CPU_AVX512 | TW_CPU_VBMI);
+
+	if (!vbmi)
+		tw_note("no AVX-512 VBMI enabled: tw_comp128_many checked on the table code only");
+	for (unsigned v = 1; v <= 3; v++) {
+		for (unsigned n = 0; n <= 9; n++) {
+			bool same = true;
+
+			for (int rep = 0; rep < 20; rep++) {
+				tw_test_random(ki, sizeof(ki));
+				tw_test_random(rands, sizeof(rands));
+				if (rep == 0)
+					memset(ki, 0xff, 16);
+				if (rep == 1 && n > 0)
+					memset(rands[n - 1], 0xff, 16);
+				if (rep == 2) {
+					memset(ki, 0, 16);
+					memset(rands, 0, sizeof(rands));
+				}
+				memset(sres, 0x5a, sizeof(sres));
+				memset(kc, 0x5a, sizeof(kc));
+				CHECK_OK(tw_comp128_many(v, ki, n, (const uint8_t(*)[16])rands, sres, kc));
+				tw_cpu_restrict(~(uint32_t)TW_CPU_VBMI);
+				for (unsigned i = 0; i < n; i++) {
+					CHECK_OK(tw_comp128(v, ki, rands[i], s1, k1));
+					same &= memcmp(s1, sres[i], 4) == 0 && memcmp(k1, kc[i], 8) == 0;
+				}
+				tw_cpu_restrict(UINT32_MAX);
+				/* nothing written past the n asked for */
+				for (unsigned i = n; i < 9; i++)
+					same &= sres[i][0] == 0x5a && kc[i][7] == 0x5a;
+			}
+			if (!CHECK(same))
+				tw_note("COMP128 v%u, %u RANDs: tw_comp128_many differs", v, n);
+		}
+	}
+	memset(sres, 0x5a, sizeof(sres));
+	CHECK_ERR(tw_comp128_many(4, ki, 1, (const uint8_t(*)[16])rands, sres, kc),
+		  TW_ERR_UNSUPPORTED);
+	CHECK_ERR(tw_comp128_many(0, ki, 1, (const uint8_t(*)[16])rands, sres, kc),
+		  TW_ERR_UNSUPPORTED);
+	CHECK_ERR(tw_comp128_many(1, ki, 1, NULL, sres, kc), TW_ERR_INVAL);
+	CHECK_ERR(tw_comp128_many(1, ki, 1, (const uint8_t(*)[16])rands, NULL, kc), TW_ERR_INVAL);
+	CHECK_ERR(tw_comp128_many(1, ki, 1, (const uint8_t(*)[16])rands, sres, NULL), TW_ERR_INVAL);
+	CHECK(sres[0][0] == 0x5a);
+	CHECK_OK(tw_comp128_many(1, ki, 0, NULL, NULL, NULL));
+}
+
 void test_main(void)
 {
 	run_file(1, "comp128v1.vec");
@@ -153,4 +212,5 @@ void test_main(void)
 	test_kc_shape();
 	test_negative();
 	test_osmo_cross();
+	test_many();
 }

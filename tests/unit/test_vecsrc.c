@@ -409,10 +409,49 @@ static void test_osmo_comp128(void)
 		all &= tw_subscriber_init(&s, "262420000000001", &kk, amf0) == TW_OK;
 		all &= tw_vecsrc_sim(&s, rand_, &t) == TW_OK;
 		all &= memcmp(t.sres, ov.sres, 4) == 0 && memcmp(t.kc, ov.kc, 8) == 0;
+
+		/* the n triplets of one authentication at once (COMP128 v1
+		 * side by side with AVX-512 VBMI), each against libosmocore */
+		uint8_t rands[3][16];
+		struct tw_eap_sim_triplet tm[3];
+		unsigned n = 1 + (unsigned)(i / 3) % 3;
+
+		tw_test_random(rands, sizeof(rands));
+		all &= tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, n, tm) == TW_OK;
+		for (unsigned k = 0; k < n; k++) {
+			all &= osmo_auth_gen_vec(&ov, &aud, rands[k]) == 0;
+			all &= memcmp(tm[k].rand_, rands[k], 16) == 0 &&
+			       memcmp(tm[k].sres, ov.sres, 4) == 0 && memcmp(tm[k].kc, ov.kc, 8) == 0;
+		}
 	}
 	CHECK(all);
 }
 #endif
+
+/* tw_vecsrc_sim_many: as tw_vecsrc_sim per RAND for a USIM subscriber
+ * (c2/c3), and its argument checks. */
+static void test_sim_many(void)
+{
+	struct tw_subscriber s;
+	struct tw_eap_sim_triplet t, tm[4];
+	uint8_t rands[4][16], amf[2] = { 0x80, 0x00 };
+	bool same = true;
+
+	random_milenage(&s, amf);
+	tw_test_random(rands, sizeof(rands));
+	CHECK_OK(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 3, tm));
+	for (unsigned k = 0; k < 3; k++) {
+		CHECK_OK(tw_vecsrc_sim(&s, rands[k], &t));
+		same &= memcmp(&t, &tm[k], sizeof(t)) == 0;
+	}
+	CHECK(same);
+	CHECK_ERR(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 0, tm), TW_ERR_INVAL);
+	CHECK_ERR(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 4, tm), TW_ERR_INVAL);
+	CHECK_ERR(tw_vecsrc_sim_many(NULL, (const uint8_t(*)[16])rands, 2, tm), TW_ERR_INVAL);
+	CHECK(tm[0].sres[0] == 0 && tm[1].kc[7] == 0); /* zeroed */
+	CHECK_ERR(tw_vecsrc_sim_many(&s, NULL, 2, tm), TW_ERR_INVAL);
+	CHECK_ERR(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 2, NULL), TW_ERR_INVAL);
+}
 
 void test_main(void)
 {
@@ -426,6 +465,7 @@ void test_main(void)
 	test_exhaustion();
 	test_separation_bit();
 	test_resync_bad_mac();
+	test_sim_many();
 #if defined(TW_HAVE_OSMO)
 	test_osmo_aka();
 	test_osmo_comp128();
