@@ -278,8 +278,12 @@ static void comp128_v1(const uint8_t ki[static 16], const uint8_t rand_[static 1
 #include <immintrin.h>
 
 #include "twag/cpu.h"
+#include "vec_scrub.h"
 
 #define V1_VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
+/* comp128_v1_vbmi's frame and saved registers, with room to spare
+ * (0x700 below a 64-aligned %rsp with GCC 12 -O2, checked with objdump) */
+#define V1_VBMI_FRAME 2560
 
 /* VPSHUFB indexes: i ^ h within 16 lanes (h = 8, 4, 2, 1), and octet
  * (a + 2b) mod 16 for the permutation's bit b */
@@ -398,8 +402,10 @@ static void v1_vec_out(const uint8_t str[16], uint8_t sres[4], uint8_t kc[8])
 }
 
 /* n (1..4) instances with one Ki: two per vector, both vectors' rounds
- * in one loop so that their latency chains overlap. */
-V1_VBMI_TARGET static void comp128_v1_vbmi(const uint8_t ki[static 16], unsigned n,
+ * in one loop so that their latency chains overlap. Leaves no Ki-derived
+ * value in the vector registers; its frame (spills) is the caller's to
+ * wipe (tw_vec_scrub_stack). */
+V1_VBMI_TARGET __attribute__((noinline)) static void comp128_v1_vbmi(const uint8_t ki[static 16], unsigned n,
 					   const uint8_t rand_[][16], uint8_t sres[][4],
 					   uint8_t kc[][8])
 {
@@ -446,6 +452,7 @@ V1_VBMI_TARGET static void comp128_v1_vbmi(const uint8_t ki[static 16], unsigned
 		v1_vec_out(buf + 16 * k, sres[k], kc[k]);
 	tw_wipe(buf, sizeof(buf));
 	tw_wipe(&t.kiv, sizeof(t.kiv));
+	TW_CLEAR_ZMM();
 }
 #endif
 
@@ -603,8 +610,16 @@ int tw_comp128_many(unsigned version, const uint8_t ki[static 16], unsigned n,
 		return TW_ERR_INVAL;
 #if defined(__x86_64__)
 	if (version == 1 && tw_cpu_has(TW_CPU_AVX512 | TW_CPU_VBMI)) {
-		for (unsigned i = 0; i < n; i += 4)
-			comp128_v1_vbmi(ki, n - i < 4 ? n - i : 4, rand_ + i, sres + i, kc + i);
+		while (n > 0) {
+			unsigned k = n < 4 ? n : 4;
+
+			comp128_v1_vbmi(ki, k, rand_, sres, kc);
+			rand_ += k;
+			sres += k;
+			kc += k;
+			n -= k;
+		}
+		tw_vec_scrub_stack(V1_VBMI_FRAME);
 		return TW_OK;
 	}
 #endif

@@ -20,6 +20,8 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
+#include "vec_scrub.h"
+
 #define V_ATTR "aes,sse4.1,avx2,vaes,avx512f,avx512vl,avx512bw"
 #define V_TARGET __attribute__((target(V_ATTR)))
 #define V_INLINE static inline __attribute__((always_inline, target(V_ATTR)))
@@ -297,31 +299,7 @@ V_INLINE void run(const struct tw_milenage_batch_in *in, struct tw_milenage_vec 
 	pipe_pass(in + n - PER_PASS, out + n - PER_PASS, NULL, p, &kb[cur], NULL, x, NULL);
 }
 
-/* Zeroes every vector register (ymm0-15 by VZEROALL, zmm16-31 by hand). */
-#define CLEAR_ZMM()                                                            \
-	do {                                                                   \
-		_mm256_zeroall();                                              \
-		__asm__ volatile(                                              \
-			"vpxord %%zmm16, %%zmm16, %%zmm16\n\t"                 \
-			"vpxord %%zmm17, %%zmm17, %%zmm17\n\t"                 \
-			"vpxord %%zmm18, %%zmm18, %%zmm18\n\t"                 \
-			"vpxord %%zmm19, %%zmm19, %%zmm19\n\t"                 \
-			"vpxord %%zmm20, %%zmm20, %%zmm20\n\t"                 \
-			"vpxord %%zmm21, %%zmm21, %%zmm21\n\t"                 \
-			"vpxord %%zmm22, %%zmm22, %%zmm22\n\t"                 \
-			"vpxord %%zmm23, %%zmm23, %%zmm23\n\t"                 \
-			"vpxord %%zmm24, %%zmm24, %%zmm24\n\t"                 \
-			"vpxord %%zmm25, %%zmm25, %%zmm25\n\t"                 \
-			"vpxord %%zmm26, %%zmm26, %%zmm26\n\t"                 \
-			"vpxord %%zmm27, %%zmm27, %%zmm27\n\t"                 \
-			"vpxord %%zmm28, %%zmm28, %%zmm28\n\t"                 \
-			"vpxord %%zmm29, %%zmm29, %%zmm29\n\t"                 \
-			"vpxord %%zmm30, %%zmm30, %%zmm30\n\t"                 \
-			"vpxord %%zmm31, %%zmm31, %%zmm31"                     \
-			::: "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",       \
-			"xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26",  \
-			"xmm27", "xmm28", "xmm29", "xmm30", "xmm31");          \
-	} while (0)
+#define CLEAR_ZMM() TW_CLEAR_ZMM()
 
 V_TARGET __attribute__((noinline)) static void run_default(
 	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
@@ -345,16 +323,6 @@ V_TARGET __attribute__((noinline)) static void run_custom(
 	CLEAR_ZMM();
 }
 
-/* Wipes the frame the noinline kernels above used for spills (the next
- * call from the same caller lands on the same stack): see milenage_ni.c. */
-__attribute__((noinline)) static void scrub_stack(void)
-{
-	uint8_t buf[4096];
-
-	tw_wipe(buf, sizeof(buf));
-	__asm__ volatile("" : : "r"(buf) : "memory");
-}
-
 void tw_milenage_vaes_batch(const struct tw_milenage_batch_in *in,
 			    struct tw_milenage_vec *out, size_t n,
 			    const struct tw_milenage_consts *c)
@@ -368,7 +336,8 @@ void tw_milenage_vaes_batch(const struct tw_milenage_batch_in *in,
 		else
 			run_custom(in, out, full, c, rk);
 		tw_wipe(rk, sizeof(rk));
-		scrub_stack();
+		/* the frame the noinline kernels above used for spills */
+		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
 	}
 	/* Fewer than sixteen left: the AES-NI lanes and single kernel. */
 	if (n > full)

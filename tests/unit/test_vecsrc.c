@@ -428,21 +428,34 @@ static void test_osmo_comp128(void)
 }
 #endif
 
-/* tw_vecsrc_sim_many: as tw_vecsrc_sim per RAND for a USIM subscriber
- * (c2/c3), and its argument checks. */
+/* tw_vecsrc_sim_many: as tw_vecsrc_sim per RAND for USIM (c2/c3) and
+ * COMP128 v1/v2/v3 subscribers, 1..3 RANDs; and its argument checks. */
 static void test_sim_many(void)
 {
 	struct tw_subscriber s;
+	struct tw_sub_keys kk;
 	struct tw_eap_sim_triplet t, tm[4];
-	uint8_t rands[4][16], amf[2] = { 0x80, 0x00 };
+	uint8_t rands[4][16], ki[16], amf[2] = { 0x80, 0x00 };
 	bool same = true;
 
-	random_milenage(&s, amf);
-	tw_test_random(rands, sizeof(rands));
-	CHECK_OK(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 3, tm));
-	for (unsigned k = 0; k < 3; k++) {
-		CHECK_OK(tw_vecsrc_sim(&s, rands[k], &t));
-		same &= memcmp(&t, &tm[k], sizeof(t)) == 0;
+	for (unsigned alg = 0; alg <= 3; alg++) {
+		for (unsigned n = 1; n <= 3; n++) {
+			if (alg == 0) {
+				random_milenage(&s, amf);
+			} else {
+				tw_test_random(ki, sizeof(ki));
+				CHECK_OK(tw_sub_keys_comp128(&kk, alg, ki));
+				CHECK_OK(tw_subscriber_init(&s, "262420000000001", &kk, amf));
+			}
+			tw_test_random(rands, sizeof(rands));
+			memset(tm, 0x5a, sizeof(tm));
+			CHECK_OK(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, n, tm));
+			for (unsigned k = 0; k < n; k++) {
+				CHECK_OK(tw_vecsrc_sim(&s, rands[k], &t));
+				same &= memcmp(&t, &tm[k], sizeof(t)) == 0;
+			}
+			same &= tm[n].sres[0] == 0x5a; /* nothing past n */
+		}
 	}
 	CHECK(same);
 	CHECK_ERR(tw_vecsrc_sim_many(&s, (const uint8_t(*)[16])rands, 0, tm), TW_ERR_INVAL);

@@ -1,0 +1,60 @@
+/*
+ * twag — wiping what the AVX-512 kernels of src/auth leave behind (not a
+ * public header): key-derived values stay in the vector registers after a
+ * kernel returns, and what the compiler could not keep in registers was
+ * spilled to the kernel's stack frame.
+ */
+#ifndef TWAG_VEC_SCRUB_H
+#define TWAG_VEC_SCRUB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "twag/bytes.h"
+
+/* Zeroes every vector register (ymm0-15 by VZEROALL, zmm16-31 by hand);
+ * for use at the end of a function compiled for AVX-512. */
+#define TW_CLEAR_ZMM()                                                         \
+	do {                                                                   \
+		_mm256_zeroall();                                              \
+		__asm__ volatile(                                              \
+			"vpxord %%zmm16, %%zmm16, %%zmm16\n\t"                 \
+			"vpxord %%zmm17, %%zmm17, %%zmm17\n\t"                 \
+			"vpxord %%zmm18, %%zmm18, %%zmm18\n\t"                 \
+			"vpxord %%zmm19, %%zmm19, %%zmm19\n\t"                 \
+			"vpxord %%zmm20, %%zmm20, %%zmm20\n\t"                 \
+			"vpxord %%zmm21, %%zmm21, %%zmm21\n\t"                 \
+			"vpxord %%zmm22, %%zmm22, %%zmm22\n\t"                 \
+			"vpxord %%zmm23, %%zmm23, %%zmm23\n\t"                 \
+			"vpxord %%zmm24, %%zmm24, %%zmm24\n\t"                 \
+			"vpxord %%zmm25, %%zmm25, %%zmm25\n\t"                 \
+			"vpxord %%zmm26, %%zmm26, %%zmm26\n\t"                 \
+			"vpxord %%zmm27, %%zmm27, %%zmm27\n\t"                 \
+			"vpxord %%zmm28, %%zmm28, %%zmm28\n\t"                 \
+			"vpxord %%zmm29, %%zmm29, %%zmm29\n\t"                 \
+			"vpxord %%zmm30, %%zmm30, %%zmm30\n\t"                 \
+			"vpxord %%zmm31, %%zmm31, %%zmm31"                     \
+			::: "xmm16", "xmm17", "xmm18", "xmm19", "xmm20",       \
+			"xmm21", "xmm22", "xmm23", "xmm24", "xmm25", "xmm26",  \
+			"xmm27", "xmm28", "xmm29", "xmm30", "xmm31");          \
+	} while (0)
+
+enum { TW_VEC_SCRUB_MAX = 4096 };
+
+/*
+ * Wipes the n (<= TW_VEC_SCRUB_MAX) octets of stack just below the
+ * caller's frame, where a noinline kernel the caller has just called kept
+ * its frame (the next call from the same caller lands on the same stack):
+ * n must cover that kernel's frame and saved registers (see objdump).
+ */
+__attribute__((noinline, unused)) static void tw_vec_scrub_stack(size_t n)
+{
+	uint8_t buf[TW_VEC_SCRUB_MAX];
+
+	if (n > sizeof(buf))
+		n = sizeof(buf);
+	tw_wipe(buf + sizeof(buf) - n, n);
+	__asm__ volatile("" : : "r"(buf) : "memory");
+}
+
+#endif
