@@ -16,18 +16,14 @@
 #include "twag/radius.h"
 #include "twag/server.h"
 #include "twag/store.h"
+#include "twag/udp_gso.h"
 #include "twag/vecsrc.h"
 
 enum {
 	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
 	TW_SRV_RND_POOL = 4096,   /* getrandom(2) octets buffered per worker */
-	TW_SRV_CMSG_LEN = 64,     /* room for IP_PKTINFO / IPV6_PKTINFO */
+	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* room for IP_PKTINFO / IPV6_PKTINFO */
 	TW_SRV_EAP_OUT = 2048,    /* >= TW_EAP_OUT_MIN */
-	/* the longest reply sent in a UDP GSO group: a segment fits the
-	 * IPv6 minimum MTU (1280 - 40 - 8), as any IPv6 path and common
-	 * IPv4 ones take it (a smaller path MTU: the kernel refuses the
-	 * group, which is then sent reply by reply; send.c) */
-	TW_SRV_GSO_SEG_MAX = 1232,
 };
 
 struct tw_srv;
@@ -60,22 +56,6 @@ struct tw_srv_park {
 	uint8_t out[TW_SRV_EAP_OUT];
 };
 
-/*
- * A batch's send list (send.c): group g is msg[g], the replies
- * tx[ord[first[g] .. first[g] + n[g])]; a group of more than one goes as
- * one UDP GSO send (iov: their buffers, cmsg: their control message and
- * UDP_SEGMENT).
- */
-struct tw_srv_tx {
-	bool gso;                     /* UDP_SEGMENT in use on this socket (the worker's) */
-	struct mmsghdr msg[TW_SRV_BATCH];
-	struct iovec iov[TW_SRV_BATCH];
-	int first[TW_SRV_BATCH], n[TW_SRV_BATCH], ord[TW_SRV_BATCH];
-	uint8_t cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN + CMSG_SPACE(sizeof(uint16_t))]
-		__attribute__((aligned(8)));
-	struct mmsghdr rest[TW_SRV_BATCH]; /* what is left when GSO turns off */
-};
-
 struct tw_srv_worker {
 	struct tw_srv_counters ctr;     /* first: its own cache lines */
 	struct tw_srv *srv;
@@ -99,7 +79,7 @@ struct tw_srv_worker {
 	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
 	uint8_t rx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
 	uint8_t tx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
-	struct tw_srv_tx txg;
+	struct tw_udp_gso txg;          /* the replies' sender (send.c) */
 	/*
 	 * Replies whose authenticators are computed for the whole batch at
 	 * once (defer_sign, set by tw_srv_worker_run; tw_srv_handle called on
@@ -167,13 +147,8 @@ TW_MUST_CHECK int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv
 				     unsigned idx, int fd);
 void tw_srv_worker_free(struct tw_srv_worker *w);
 
-/* True when the kernel takes UDP_SEGMENT on fd (Linux 4.18 and later). */
-bool tw_srv_udp_gso_ok(int fd);
-
-/* Sends the replies tx[0..m) (one iovec each) on w->fd: those of one
- * length to one path as one UDP GSO send when w->txg.gso, the others with
- * sendmmsg. A reply the kernel refuses is lost, as on the wire (the NAS
- * retransmits); a refused GSO send is made again reply by reply. */
+/* Sends the replies tx[0..m) (one iovec each) on w->fd with
+ * tw_udp_gso_send (w->txg) and updates the worker's counters from it. */
 void tw_srv_send_replies(struct tw_srv_worker *w, struct mmsghdr *tx, int m);
 
 /* The worker thread: recvmmsg, tw_srv_handle each, sendmmsg, until stop. */

@@ -937,8 +937,8 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	w->srv = srv;
 	w->idx = idx;
 	w->fd = fd;
-	w->txg.gso = srv->cfg.udp_gso && tw_srv_udp_gso_ok(fd);
-	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.gso ? 1 : 0);
+	tw_udp_gso_init(&w->txg, fd, srv->cfg.udp_gso);
+	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.on ? 1 : 0);
 	w->rnd_pos = sizeof(w->rnd); /* filled on first use */
 	rc = rnd(w, seed, sizeof(seed));
 	if (rc == TW_OK)

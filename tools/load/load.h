@@ -122,6 +122,7 @@ struct load_cfg {
 	double time_s;                   /* > 0: run this long */
 	uint64_t attaches;               /* > 0: run this many */
 	uint64_t drain_ns;               /* wait for in-flight after the end */
+	bool udp_gso;                    /* requests of one length: UDP GSO */
 	struct load_phone *phones;
 	size_t n_phones;
 	/* shared state of the run */

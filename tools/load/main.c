@@ -24,7 +24,7 @@ static const char usage[] =
 	"                 --subscribers FILE.csv (--time S | --attaches N)\n"
 	"                 [--concurrency C] [--threads T] [--server-pid PID]\n"
 	"                 [--usim-state FILE] [--realm R] [--network-name NAME]\n"
-	"                 [--drain S] [--json]\n"
+	"                 [--drain S] [--no-udp-gso] [--json]\n"
 	"       twag-load --gen N --gen-csv OUT.csv [--gen-algo milenage|comp128v1|comp128v2|comp128v3]\n"
 	"                 [--imsi-base DIGITS]\n"
 	"\n"
@@ -33,7 +33,8 @@ static const char usage[] =
 	"reads, so the same file provisions the server:\n"
 	"    twag subscriber import --db STORE.db --csv FILE.csv\n"
 	"Reports attaches/s, latency of whole attaches, failures by cause, and with\n"
-	"--server-pid the server's CPU time per attach (/proc/PID/stat).\n";
+	"--server-pid the server's CPU time per attach (/proc/PID/stat). Requests of\n"
+	"one length leave as one UDP GSO send (--no-udp-gso: one send each).\n";
 
 /* SIGINT/SIGTERM: no new attaches; the run drains, reports and saves the
  * USIM state (a lock-free atomic store is async-signal-safe). */
@@ -234,6 +235,7 @@ int main(int argc, char **argv)
 	cfg.drain_ns = 5ull * 1000 * 1000 * 1000;
 	strcpy(cfg.realm, "wlan.mnc001.mcc001.3gppnetwork.org");
 	cfg.realm_len = strlen(cfg.realm);
+	cfg.udp_gso = true;
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i];
 		const char *a = i + 1 < argc ? argv[i + 1] : NULL;
@@ -244,6 +246,10 @@ int main(int argc, char **argv)
 		}
 		if (strcmp(o, "--json") == 0) {
 			json = true;
+			continue;
+		}
+		if (strcmp(o, "--no-udp-gso") == 0) {
+			cfg.udp_gso = false;
 			continue;
 		}
 		if (a == NULL)

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "load.h"
+#include "twag/udp_gso.h"
 #include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/simaka.h"
@@ -108,7 +109,10 @@ struct wstate {
 	struct tw_radius_verify_resp_job vjob[LOAD_BATCH];
 	int vidx[LOAD_BATCH];
 	struct tw_radius_finish_job fjob[SLOTS_PER_SOCK];
+	struct tw_udp_gso gso;       /* the sender of every socket here */
 };
+
+_Static_assert((int)SLOTS_PER_SOCK <= (int)TW_UDP_GSO_MAX_MSGS, "a socket's queue in one send");
 
 static int peer_random(void *arg, uint8_t *out, size_t len)
 {
@@ -226,23 +230,10 @@ static void flush_sock(struct wstate *ws, struct wsock *so)
 		n++;
 	}
 	so->nout = 0;
-	unsigned done = 0;
-	int refused = 0;
-	while (done < n) {
-		int r = sendmmsg(so->fd, ws->smsg + done, n - done, MSG_DONTWAIT);
-		if (r > 0) {
-			done += (unsigned)r;
-			continue;
-		}
-		/* A connected UDP socket reports an earlier ICMP port
-		 * unreachable (the server is down) once: the datagram is
-		 * lost; the retransmission timer covers it. */
-		if (r < 0 && errno == ECONNREFUSED && refused++ < 2)
-			continue;
-		/* buffer full or another error: these sends are lost, the
-		 * timer retransmits them */
-		break;
-	}
+	/* requests of one length leave as one UDP GSO send (all go to the
+	 * server); one the kernel refuses is lost, the timer retransmits it */
+	unsigned done = tw_udp_gso_send(&ws->gso, so->fd, ws->smsg, n, MSG_DONTWAIT);
+
 	ws->w->c.sent += done;
 }
 
@@ -640,6 +631,8 @@ static int open_socks(struct wstate *ws)
 		}
 		ws->pfd[i].fd = fd;
 		ws->pfd[i].events = POLLIN;
+		if (i == 0)
+			tw_udp_gso_init(&ws->gso, fd, cfg->udp_gso);
 	}
 	return 0;
 }

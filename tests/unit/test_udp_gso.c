@@ -1,15 +1,19 @@
-/* twagd's reply sending (src/server/send.c) over real loopback sockets:
- *  - replies of one length to one address leave as one UDP GSO send and
+/* Sending batches with UDP GSO (src/server/udp_gso.c) over real loopback
+ * sockets, and twagd's use of it for its replies (src/server/send.c):
+ *  - datagrams of one length to one address leave as one UDP GSO send and
  *    arrive as the separate datagrams they were, each once, byte for byte;
  *    different lengths, addresses and source control messages are never
- *    merged; replies longer than a GSO segment go alone;
+ *    merged; datagrams longer than a GSO segment go alone; a group stays
+ *    within one send's 65507 octets; a connected socket (no address);
  *  - a GSO send the kernel refuses (SO_NO_CHECK makes it EINVAL) is made
- *    again reply by reply, nothing lost, and GSO is off from then on;
- *  - --no-udp-gso (txg.gso false): one datagram per reply.
- * On a kernel without UDP_SEGMENT (before Linux 4.18) only the last case
- * can run, and a note says so. */
+ *    again datagram by datagram, nothing lost, and GSO is off from then on;
+ *  - GSO off (--no-udp-gso): one datagram per send;
+ *  - the worker's counters and gauge follow the sender's.
+ * On a kernel without UDP_SEGMENT (before Linux 4.18) only the last two
+ * cases can run, and a note says so. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
@@ -19,23 +23,35 @@
 
 #include "tw_test.h"
 
+#include "twag/udp_gso.h"
+
 #include "../../src/server/srv.h"
 
 enum { N_RX = 2 };
 
+enum { N_TX = TW_UDP_GSO_MAX_MSGS, LEN_MAX = TW_UDP_GSO_SEG_MAX + 400 };
+
 static struct tw_srv_worker *w;
+static struct tw_udp_gso g;
+static int tx_fd;
+static uint8_t tx_buf[N_TX][LEN_MAX];
 static int rx_fd[N_RX];
 static struct sockaddr_in rx_addr[N_RX];
 
 /* the replies of one test: destination, length, content */
-static struct mmsghdr tx[TW_SRV_BATCH];
-static struct iovec tx_iov[TW_SRV_BATCH];
-static uint8_t tx_cm[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
-static int dest[TW_SRV_BATCH];
+static struct mmsghdr tx[N_TX];
+static struct iovec tx_iov[N_TX];
+static uint8_t tx_cm[N_TX][TW_UDP_GSO_CMSG_MAX] __attribute__((aligned(8)));
+static int dest[N_TX];
 
 static uint64_t ctr(enum tw_srv_ctr c)
 {
 	return atomic_load(&w->ctr.v[c]);
+}
+
+static unsigned send_all(unsigned m)
+{
+	return tw_udp_gso_send(&g, tx_fd, tx, m, 0);
 }
 
 static int udp_socket(struct sockaddr_in *a)
@@ -61,7 +77,7 @@ static int udp_socket(struct sockaddr_in *a)
  * source. */
 static void reply(int i, int d, size_t len, int pktinfo)
 {
-	uint8_t *b = w->tx_buf[i];
+	uint8_t *b = tx_buf[i];
 
 	for (size_t k = 0; k < len; k++)
 		b[k] = (uint8_t)(i * 7 + k);
@@ -96,7 +112,7 @@ static void reply(int i, int d, size_t len, int pktinfo)
  * nothing else did. */
 static bool all_arrived(int m)
 {
-	int seen[TW_SRV_BATCH] = { 0 }, got = 0, stray = 0;
+	int seen[N_TX] = { 0 }, got = 0, stray = 0;
 	uint8_t buf[TW_RADIUS_MAX_LEN + 1];
 
 	for (int d = 0; d < N_RX; d++) {
@@ -110,7 +126,7 @@ static bool all_arrived(int m)
 				break;
 			if (i >= 0 && i < m && buf[1] == (uint8_t)~i && dest[i] == d &&
 			    (size_t)n == tx_iov[i].iov_len &&
-			    memcmp(buf, w->tx_buf[i], (size_t)n) == 0) {
+			    memcmp(buf, tx_buf[i], (size_t)n) == 0) {
 				seen[i]++;
 				got++;
 			} else {
@@ -145,34 +161,34 @@ static int mixed_batch(void)
 
 static void test_grouped(void)
 {
-	uint64_t s0 = ctr(TW_C_TX_GSO_SENDS), r0 = ctr(TW_C_TX_GSO_REPLIES);
+	uint64_t s0 = g.sends, r0 = g.segs;
 	int m = mixed_batch();
 
-	tw_srv_send_replies(w, tx, m);
+	CHECK(send_all((unsigned)m) == (unsigned)m);
 	CHECK(all_arrived(m));
 	/* groups: 10 x 100 and 5 x 300 to receiver 0, 3 x 100 to receiver 1 */
-	CHECK(ctr(TW_C_TX_GSO_SENDS) - s0 == 3);
-	CHECK(ctr(TW_C_TX_GSO_REPLIES) - r0 == 18);
-	CHECK(ctr(TW_C_TX_GSO_FALLBACKS) == 0);
+	CHECK(g.sends - s0 == 3);
+	CHECK(g.segs - r0 == 18);
+	CHECK(g.fallbacks == 0 && g.lost == 0);
 
 	/* the same source control message groups; another source address,
 	 * or none, not: 4 from 127.0.0.1, 3 from 127.0.0.2, 2 without */
-	s0 = ctr(TW_C_TX_GSO_SENDS);
-	r0 = ctr(TW_C_TX_GSO_REPLIES);
+	s0 = g.sends;
+	r0 = g.segs;
 	for (int i = 0; i < 9; i++)
 		reply(i, 0, 120, i < 4 ? 1 : i < 7 ? 2 : 0);
-	tw_srv_send_replies(w, tx, 9);
+	CHECK(send_all(9) == 9);
 	CHECK(all_arrived(9));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) - s0 == 3);
-	CHECK(ctr(TW_C_TX_GSO_REPLIES) - r0 == 9);
+	CHECK(g.sends - s0 == 3);
+	CHECK(g.segs - r0 == 9);
 
-	/* empty replies are never grouped (a segment size of 0 would make
+	/* empty datagrams are never grouped (a segment size of 0 would make
 	 * the kernel send one datagram for all) */
-	s0 = ctr(TW_C_TX_GSO_SENDS);
+	s0 = g.sends;
 	for (int i = 0; i < 3; i++)
 		reply(i, 1, 0, 0);
-	tw_srv_send_replies(w, tx, 3);
-	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0);
+	CHECK(send_all(3) == 3);
+	CHECK(g.sends == s0);
 	{
 		uint8_t b[8];
 		int got = 0;
@@ -183,82 +199,136 @@ static void test_grouped(void)
 		CHECK(got == 3);
 	}
 
-	/* one reply, and a full batch of equal ones */
-	s0 = ctr(TW_C_TX_GSO_SENDS);
-	reply(0, 1, 64, false);
-	tw_srv_send_replies(w, tx, 1);
+	/* one datagram alone; a full call of equal longest segments: 64 x
+	 * 1232 octets exceed one send (65507), so two groups */
+	s0 = g.sends;
+	r0 = g.segs;
+	reply(0, 1, 64, 0);
+	CHECK(send_all(1) == 1);
 	CHECK(all_arrived(1));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0);
-	for (int i = 0; i < TW_SRV_BATCH; i++)
-		reply(i, 0, TW_SRV_GSO_SEG_MAX, false);
-	tw_srv_send_replies(w, tx, TW_SRV_BATCH);
-	CHECK(all_arrived(TW_SRV_BATCH));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0 + 1);
+	CHECK(g.sends == s0);
+	for (int i = 0; i < N_TX; i++)
+		reply(i, 0, TW_UDP_GSO_SEG_MAX, 0);
+	CHECK(send_all(N_TX) == N_TX);
+	CHECK(all_arrived(N_TX));
+	CHECK(g.sends == s0 + 2 && g.segs == r0 + N_TX);
+}
+
+/* A connected socket (twag-load's): no address in the messages. */
+static void test_connected(void)
+{
+	struct sockaddr_in self;
+	int fd = udp_socket(&self);
+	uint64_t s0 = g.sends;
+
+	if (!CHECK(fd >= 0) ||
+	    !CHECK(connect(fd, (struct sockaddr *)&rx_addr[1], sizeof(rx_addr[1])) == 0)) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	for (int i = 0; i < 12; i++) {
+		reply(i, 1, i % 2 ? 200 : 210, 0);
+		tx[i].msg_hdr.msg_name = NULL;
+		tx[i].msg_hdr.msg_namelen = 0;
+	}
+	CHECK(tw_udp_gso_send(&g, fd, tx, 12, MSG_DONTWAIT) == 12);
+	CHECK(all_arrived(12));
+	CHECK(g.sends == s0 + 2);
+	close(fd);
 }
 
 static void test_refused(void)
 {
 	int one = 1;
-	uint64_t s0 = ctr(TW_C_TX_GSO_SENDS);
+	uint64_t s0 = g.sends;
 	int m;
 
 	/* a socket without UDP checksums cannot segment: EINVAL */
-	if (!CHECK(setsockopt(w->fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0))
+	if (!CHECK(setsockopt(tx_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0))
 		return;
 	m = mixed_batch();
-	tw_srv_send_replies(w, tx, m);
+	CHECK(send_all((unsigned)m) == (unsigned)m);
 	CHECK(all_arrived(m));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0);
-	CHECK(ctr(TW_C_TX_GSO_FALLBACKS) == 1);
-	CHECK(!w->txg.gso);
-	CHECK(ctr(TW_C_UDP_GSO_ON) == 0);
+	CHECK(g.sends == s0);
+	CHECK(g.fallbacks == 1 && g.lost == 0);
+	CHECK(!g.on && g.off_errno == EINVAL);
 	/* and no GSO attempt after that */
 	m = mixed_batch();
-	tw_srv_send_replies(w, tx, m);
+	CHECK(send_all((unsigned)m) == (unsigned)m);
 	CHECK(all_arrived(m));
-	CHECK(ctr(TW_C_TX_GSO_FALLBACKS) == 1);
+	CHECK(g.fallbacks == 1);
+	one = 0;
+	CHECK(setsockopt(tx_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0);
 }
 
 static void test_off(void)
 {
-	uint64_t s0 = ctr(TW_C_TX_GSO_SENDS);
+	struct tw_udp_gso off;
 	int m = mixed_batch();
 
-	w->txg.gso = false;
-	tw_srv_send_replies(w, tx, m);
+	tw_udp_gso_init(&off, tx_fd, false);
+	CHECK(!off.on);
+	CHECK(tw_udp_gso_send(&off, tx_fd, tx, (unsigned)m, 0) == (unsigned)m);
 	CHECK(all_arrived(m));
-	CHECK(ctr(TW_C_TX_GSO_SENDS) == s0);
+	CHECK(off.sends == 0 && off.fallbacks == 0);
+}
+
+/* twagd's worker: its counters and gauge follow its sender. */
+static void test_worker(void)
+{
+	void *mem = NULL;
+	int m;
+
+	/* the worker's counters are cache-line aligned */
+	if (!CHECK(posix_memalign(&mem, 64, sizeof(*w)) == 0))
+		return;
+	w = memset(mem, 0, sizeof(*w));
+	w->fd = tx_fd;
+	tw_udp_gso_init(&w->txg, tx_fd, true);
+	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.on ? 1 : 0);
+	m = mixed_batch();
+	tw_srv_send_replies(w, tx, m > TW_SRV_BATCH ? TW_SRV_BATCH : m);
+	CHECK(all_arrived(m));
+	if (w->txg.on) {
+		int one = 1;
+
+		CHECK(ctr(TW_C_TX_GSO_SENDS) == 3 && ctr(TW_C_TX_GSO_REPLIES) == 18);
+		CHECK(ctr(TW_C_UDP_GSO_ON) == 1);
+		CHECK(setsockopt(tx_fd, SOL_SOCKET, SO_NO_CHECK, &one, sizeof(one)) == 0);
+		m = mixed_batch();
+		tw_srv_send_replies(w, tx, m);
+		CHECK(all_arrived(m));
+		CHECK(ctr(TW_C_TX_GSO_FALLBACKS) == 1 && ctr(TW_C_UDP_GSO_ON) == 0);
+	} else {
+		CHECK(ctr(TW_C_TX_GSO_SENDS) == 0 && ctr(TW_C_UDP_GSO_ON) == 0);
+	}
+	free(w);
 }
 
 void test_main(void)
 {
 	struct sockaddr_in self;
 
-	void *mem = NULL;
-
-	/* the worker's counters are cache-line aligned */
-	if (!CHECK(posix_memalign(&mem, 64, sizeof(*w)) == 0))
-		return;
-	w = memset(mem, 0, sizeof(*w));
 	for (int d = 0; d < N_RX; d++)
 		rx_fd[d] = udp_socket(&rx_addr[d]);
-	w->fd = udp_socket(&self);
-	if (!CHECK(rx_fd[0] >= 0 && rx_fd[1] >= 0 && w->fd >= 0))
+	tx_fd = udp_socket(&self);
+	if (!CHECK(rx_fd[0] >= 0 && rx_fd[1] >= 0 && tx_fd >= 0))
 		goto out;
-	w->txg.gso = tw_srv_udp_gso_ok(w->fd);
-	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.gso ? 1 : 0);
-	if (w->txg.gso) {
+	tw_udp_gso_init(&g, tx_fd, true);
+	if (g.on) {
 		test_grouped();
+		test_connected();
 		test_refused();
 	} else {
 		tw_note("UDP_SEGMENT not supported by this kernel: GSO cases not run");
 	}
 	test_off();
+	test_worker();
 out:
 	for (int d = 0; d < N_RX; d++)
 		if (rx_fd[d] >= 0)
 			close(rx_fd[d]);
-	if (w->fd >= 0)
-		close(w->fd);
-	free(w);
+	if (tx_fd >= 0)
+		close(tx_fd);
 }
