@@ -197,7 +197,6 @@ struct tw_store_stats {
 	uint64_t vectors, triplets, resyncs, resyncs_refused, resyncs_bad_mac;
 	uint64_t reservations;          /* durable high-water writes (both below) */
 	uint64_t io_errors;
-	uint64_t latency_ns_sum, latency_count; /* store calls on the auth path */
 	uint64_t loaded;                /* subscribers in memory */
 	/* added: the identity write-behind (one transaction per round) */
 	uint64_t ident_rounds;          /* rounds committed */

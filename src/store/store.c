@@ -113,11 +113,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static void latency(struct tw_store *st, int64_t t0)
-{
-	atomic_fetch_add(&st->n_lat_ns, (uint64_t)(mono_ns() - t0));
-	atomic_fetch_add(&st->n_lat_count, 1);
-}
 
 /* Annex C.1.1: SQN = SEQ || IND, so SEQ has 48 - ind_bits bits. */
 static uint64_t seq_limit(unsigned ind_bits)
@@ -1857,7 +1852,6 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 			const uint8_t rand_[static 16], struct tw_eap_aka_vec *out)
 {
 	struct sub_rec *r;
-	int64_t t0 = mono_ns();
 	int rc = TW_ERR_STATE;
 
 	if (out == NULL)
@@ -1878,7 +1872,6 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 		rc = store_io(st, TW_ERR_IO);
 	if (rc != TW_OK)
 		tw_wipe(out, sizeof(*out));
-	latency(st, t0);
 	return rc;
 }
 
@@ -1967,7 +1960,6 @@ int tw_store_resync(struct tw_store *st, const char *imsi, const uint8_t rand_[s
 		    const uint8_t auts[static 14])
 {
 	struct sub_rec *r;
-	int64_t t0 = mono_ns();
 	int rc = TW_ERR_STATE;
 
 	if (st == NULL || imsi == NULL || rand_ == NULL || auts == NULL)
@@ -1983,7 +1975,6 @@ int tw_store_resync(struct tw_store *st, const char *imsi, const uint8_t rand_[s
 	}
 	if (rc == TW_ERR_STATE)
 		rc = store_io(st, TW_ERR_IO);
-	latency(st, t0);
 	return rc;
 }
 
@@ -1992,7 +1983,6 @@ int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t r
 {
 	struct tw_subscriber s;
 	struct sub_rec *r;
-	int64_t t0 = mono_ns();
 	int rc;
 
 	if (out == NULL || n < 1 || n > 3)
@@ -2017,7 +2007,6 @@ int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t r
 	else
 		tw_wipe(out, n * sizeof(*out));
 out:
-	latency(st, t0);
 	return rc;
 }
 
@@ -2035,8 +2024,6 @@ void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
 	o->resyncs_bad_mac = atomic_load(&st->n_resyncs_bad_mac);
 	o->reservations = atomic_load(&st->n_reservations);
 	o->io_errors = atomic_load(&st->n_io_errors);
-	o->latency_ns_sum = atomic_load(&st->n_lat_ns);
-	o->latency_count = atomic_load(&st->n_lat_count);
 	o->loaded = atomic_load(&st->n_loaded);
 	o->ident_rounds = atomic_load(&st->id.n_rounds);
 	o->ident_written = atomic_load(&st->id.n_written);

@@ -257,7 +257,7 @@ struct tw_store {
 
 	_Atomic uint64_t n_vectors, n_triplets, n_resyncs, n_resyncs_refused,
 		n_resyncs_bad_mac, n_resyncs_stale, n_reservations, n_resv_sync,
-		n_resv_ahead, n_ahead_waits, n_io_errors, n_lat_ns, n_lat_count, n_loaded;
+		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded;
 };
 
 /* SQLite result -> TW_ERR_* (busy, locked, read-only, full, I/O: TW_ERR_IO). */
