@@ -17,7 +17,8 @@
 # removed at the end; every process started here is stopped here.
 #
 # Environment: N_AUTH (50000), N_SUBS (2000), N_AKA_SUBS (20000),
-# LOAD_TIME (8), OUT (bench/GATEWAY.md).
+# LOAD_TIME (8), ROUNDS (3: interleaved rounds of the EAP-SIM rows),
+# OUT (bench/GATEWAY.md).
 set -u
 build=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
@@ -26,6 +27,7 @@ N_AUTH=${N_AUTH:-50000}
 N_SUBS=${N_SUBS:-2000}
 N_AKA_SUBS=${N_AKA_SUBS:-20000}
 LOAD_TIME=${LOAD_TIME:-8}
+ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-bench/GATEWAY.md}
 TWAG=$root/$build/twag
 TWAGD=$root/$build/twagd
@@ -133,35 +135,38 @@ awk -F, -v n="$N_AUTH" -v realm="$REALM" '
 		}
 	}' "$tmp/sim.csv" >"$tmp/radeap.in"
 
-port=$(free_port) || exit 1
-load_fr_config "$tmp/fr" "$tmp/sim.csv" "$port" "$SECRET" "$REALM" 2 || exit 1
-load_fr_start "$tmp/fr" "$tmp/fr.log" || { echo "gateway.sh: freeradius did not start" >&2; tail -20 "$tmp/fr.log" >&2; exit 1; }
-fr_version=$(freeradius -v 2>/dev/null | sed -nE 's/.*FreeRADIUS Version ([0-9.]+).*/\1/p' | head -1)
-read -r fr_acc fr_den fr_wall fr_cpu fr_ucpu < <(run_radeap "$FR_PID" "$port")
-stop_pid "$FR_PID"
-
 "$TWAG" subscriber import --db "$tmp/sim.db" --csv "$tmp/sim.csv" >/dev/null || exit 1
-# twagd twice: as configured by default (identity privacy: a fresh
-# pseudonym and fast re-auth id stored per full authentication), and
-# without (FreeRADIUS's EAP-SIM issues neither)
+fr_version=$(freeradius -v 2>/dev/null | sed -nE 's/.*FreeRADIUS Version ([0-9.]+).*/\1/p' | head -1)
+# FreeRADIUS, then twagd three ways: as configured by default (identity
+# privacy: a fresh pseudonym and fast re-auth id stored per full
+# authentication), without (FreeRADIUS's EAP-SIM issues neither), and
+# without receive coalescing (its effect, measured in the same run). The
+# four rows are measured in ROUNDS interleaved rounds: this machine's speed
+# drifts within minutes, so each round's rows are compared with each other
+# and the report takes the median round.
 NOPRIV="--no-pseudonyms --no-fast-reauth"
-port=$(free_port) || exit 1
-start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim.log" --threads 2 --sim-fullauth-id-req || exit 1
-read -r tw_acc tw_den tw_wall tw_cpu tw_ucpu < <(run_radeap "$TWAGD_PID" "$port")
-stop_pid "$TWAGD_PID"
-port=$(free_port) || exit 1
-# shellcheck disable=SC2086
-start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim2.log" --threads 2 --sim-fullauth-id-req $NOPRIV || exit 1
-read -r tn_acc tn_den tn_wall tn_cpu tn_ucpu < <(run_radeap "$TWAGD_PID" "$port")
-stop_pid "$TWAGD_PID"
-# and once more without receive coalescing: its effect, measured in the
-# same run
-port=$(free_port) || exit 1
-# shellcheck disable=SC2086
-start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim3.log" --threads 2 --sim-fullauth-id-req $NOPRIV \
-	--rx-coalesce-us 0 || exit 1
-read -r tc_acc tc_den tc_wall tc_cpu tc_ucpu < <(run_radeap "$TWAGD_PID" "$port")
-stop_pid "$TWAGD_PID"
+declare -A res
+for ((round = 1; round <= ROUNDS; round++)); do
+	echo "   round $round of $ROUNDS" >&2
+	port=$(free_port) || exit 1
+	load_fr_config "$tmp/fr" "$tmp/sim.csv" "$port" "$SECRET" "$REALM" 2 || exit 1
+	load_fr_start "$tmp/fr" "$tmp/fr.log" || { echo "gateway.sh: freeradius did not start" >&2; tail -20 "$tmp/fr.log" >&2; exit 1; }
+	res[fr,$round]=$(run_radeap "$FR_PID" "$port")
+	stop_pid "$FR_PID"
+	for kind in tw tn tc; do
+		case $kind in
+		tw) extra="" ;;
+		tn) extra=$NOPRIV ;;
+		tc) extra="$NOPRIV --rx-coalesce-us 0" ;;
+		esac
+		port=$(free_port) || exit 1
+		# shellcheck disable=SC2086
+		start_twagd "$tmp/sim.db" "$port" "$tmp/twagd-sim-$kind.log" --threads 2 \
+			--sim-fullauth-id-req $extra || exit 1
+		res[$kind,$round]=$(run_radeap "$TWAGD_PID" "$port")
+		stop_pid "$TWAGD_PID"
+	done
+done
 
 echo "== (b) EAP-AKA': twagd under twag-load" >&2
 "$LOAD" --gen "$N_AKA_SUBS" --gen-csv "$tmp/aka.csv" --gen-algo milenage >/dev/null || exit 1
@@ -208,20 +213,60 @@ ratio_of() {
 		echo n/a
 	fi
 }
+# per round: µs/auth of each row, and FreeRADIUS / twagd of the round
+round_us() { # kind round
+	local acc cpu
+	read -r acc _ _ cpu _ <<<"${res[$1,$2]}"
+	us "$cpu" "$acc"
+}
+median() { # values... (n/a sorts last; the middle one)
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }'
+}
+# the round whose µs/auth is the median of the row's: its whole record
+median_round() { # kind
+	local r best="" m
+	# shellcheck disable=SC2046 # one value per round
+	m=$(median $(for ((r = 1; r <= ROUNDS; r++)); do echo "$(round_us "$1" "$r")"; done))
+	for ((r = 1; r <= ROUNDS; r++)); do
+		[ "$(round_us "$1" "$r")" = "$m" ] && { best=$r; break; }
+	done
+	echo "$best"
+}
+per_round() { # kind -> "a / b / c"
+	local r out=""
+	for ((r = 1; r <= ROUNDS; r++)); do out+="${out:+ / }$(round_us "$1" "$r")"; done
+	echo "$out"
+}
+round_ratios() { # kind -> the FreeRADIUS / twagd ratio of each round
+	local r
+	for ((r = 1; r <= ROUNDS; r++)); do
+		echo "$(ratio_of "$(round_us fr "$r")" "$(round_us "$1" "$r")")"
+	done
+}
+for kind in fr tw tn tc; do
+	read -r acc den wall cpu ucpu <<<"${res[$kind,$(median_round "$kind")]}"
+	printf -v "${kind}_acc" '%s' "$acc"
+	printf -v "${kind}_den" '%s' "$den"
+	printf -v "${kind}_wall" '%s' "$wall"
+	printf -v "${kind}_cpu" '%s' "$cpu"
+	printf -v "${kind}_ucpu" '%s' "$ucpu"
+done
 fr_us=$(us "$fr_cpu" "$fr_acc")
 tw_us=$(us "$tw_cpu" "$tw_acc")
 tn_us=$(us "$tn_cpu" "$tn_acc")
 tc_us=$(us "$tc_cpu" "$tc_acc")
-ratio=$(ratio_of "$fr_us" "$tw_us")
-ratio_n=$(ratio_of "$fr_us" "$tn_us")
+# shellcheck disable=SC2046 # one ratio per round
+ratio=$(median $(round_ratios tw))
+# shellcheck disable=SC2046
+ratio_n=$(median $(round_ratios tn))
 met() { [ "$1" = 1 ] && echo "**met**" || echo "**not met**"; }
 cmpnum() { [ "$2" = n/a ] || [ -z "$2" ] && { echo 0; return; }; calc "$2 $1 $3"; }
 
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 cpu_model=$(lscpu 2>/dev/null | sed -nE 's/^Model name: *//p' | head -1)
 machine="$(nproc) CPUs ($cpu_model), $(uname -sr), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-row() { # label acc den wall cpu us user_cpu
-	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s |\n' "$1" "$2" "$3" "$((N_AUTH - $2 - $3))" "$4" "$(rate_of "$2" "$4")" "$5" "$6" "$(us "$7" "$2")" "$(us "$(calc "$5 - $7")" "$2")"
+row() { # label acc den wall cpu us user_cpu kind
+	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$((N_AUTH - $2 - $3))" "$4" "$(rate_of "$2" "$4")" "$5" "$6" "$(us "$7" "$2")" "$(us "$(calc "$5 - $7")" "$2")" "$(per_round "$8")"
 }
 
 {
@@ -246,12 +291,16 @@ row() { # label acc den wall cpu us user_cpu
 	echo "FreeRADIUS, \`twag subscriber import\` for twagd; twagd --threads 2"
 	echo "--sim-fullauth-id-req, FreeRADIUS with 2 worker threads)."
 	echo
-	echo "| server | accepted | denied | no answer | wall s | auths/s | server CPU s | server CPU µs/auth | of which user µs | of which kernel µs |"
-	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
-	row "FreeRADIUS $fr_version" "$fr_acc" "$fr_den" "$fr_wall" "$fr_cpu" "$fr_us" "$fr_ucpu"
-	row "twagd (identity privacy on)" "$tw_acc" "$tw_den" "$tw_wall" "$tw_cpu" "$tw_us" "$tw_ucpu"
-	row "twagd (identity privacy off)" "$tn_acc" "$tn_den" "$tn_wall" "$tn_cpu" "$tn_us" "$tn_ucpu"
-	row "twagd (identity privacy off, --rx-coalesce-us 0)" "$tc_acc" "$tc_den" "$tc_wall" "$tc_cpu" "$tc_us" "$tc_ucpu"
+	echo "$ROUNDS rounds, each running the four rows one after the other; a row shows"
+	echo "its median round (by server CPU per authentication), and the last column"
+	echo "that figure in every round, in order."
+	echo
+	echo "| server | accepted | denied | no answer | wall s | auths/s | server CPU s | server CPU µs/auth | of which user µs | of which kernel µs | µs/auth by round |"
+	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
+	row "FreeRADIUS $fr_version" "$fr_acc" "$fr_den" "$fr_wall" "$fr_cpu" "$fr_us" "$fr_ucpu" fr
+	row "twagd (identity privacy on)" "$tw_acc" "$tw_den" "$tw_wall" "$tw_cpu" "$tw_us" "$tw_ucpu" tw
+	row "twagd (identity privacy off)" "$tn_acc" "$tn_den" "$tn_wall" "$tn_cpu" "$tn_us" "$tn_ucpu" tn
+	row "twagd (identity privacy off, --rx-coalesce-us 0)" "$tc_acc" "$tc_den" "$tc_wall" "$tc_cpu" "$tc_us" "$tc_ucpu" tc
 	echo
 	echo "User and kernel split the server CPU by utime and stime: the kernel's part is"
 	echo "the system calls, mostly UDP over loopback (each reply's send also runs its"
@@ -260,9 +309,10 @@ row() { # label acc den wall cpu us user_cpu
 	echo "datagrams per receive; the last row turns it off, so that each datagram"
 	echo "costs a wake-up and its own receive and send."
 	echo
-	echo "FreeRADIUS / twagd server CPU per authentication: ${ratio}x (privacy on),"
-	echo "${ratio_n}x (privacy off). The wall time is radeapclient's (a single-threaded"
-	echo "client), not the servers' limit."
+	echo "FreeRADIUS / twagd server CPU per authentication, the median of the rounds'"
+	echo "ratios: ${ratio}x (privacy on; by round $(round_ratios tw | paste -sd/ | sed 's|/| / |g')),"
+	echo "${ratio_n}x (privacy off; by round $(round_ratios tn | paste -sd/ | sed 's|/| / |g')). The wall time"
+	echo "is radeapclient's (a single-threaded client), not the servers' limit."
 	echo
 	echo "## (b) Full EAP-AKA' attaches under twag-load"
 	echo
