@@ -158,6 +158,7 @@ struct tw_srv_config {
 	unsigned reauth_ttl, identity_cache;
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
 	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
+	bool udp_gro;                    /* coalesced receive (UDP GRO) */
 	enum tw_eap_id_policy id_policy;
 	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */
 	unsigned n_methods;
@@ -423,6 +424,7 @@ enum tw_srv_ctr {
 	TW_C_TX_GSO_REPLIES,     /* replies in them */
 	TW_C_TX_GSO_FALLBACKS,   /* GSO sends refused, their replies sent one by one */
 	TW_C_UDP_GSO_ON,         /* a gauge: 1 while the worker sends with UDP GSO */
+	TW_C_RX_GRO_DGRAMS,      /* datagrams that came coalesced by UDP GRO */
 	TW_C_COUNT,
 };
 

@@ -45,6 +45,7 @@ static const struct opt opts[] = {
 	{ "no-fast-reauth", K_FLAG, 0, 0 },
 	{ "no-pseudonyms", K_FLAG, 0, 0 },
 	{ "no-udp-gso", K_FLAG, 0, 0 },
+	{ "no-udp-gro", K_FLAG, 0, 0 },
 	{ "no-result-ind", K_FLAG, 0, 0 },
 	{ "id-policy", K_SPECIAL, 0, 0 },
 	{ "methods", K_SPECIAL, 0, 0 },
@@ -86,7 +87,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->dup_expiry = TW_SRV_DEFAULT_DUP_EXPIRY;
 	c->rx_coalesce_us = TW_SRV_DEFAULT_RX_COALESCE_US;
 	c->reauth_limit = TW_SRV_DEFAULT_REAUTH_LIMIT;
-	c->fast_reauth = c->pseudonyms = c->result_ind = c->udp_gso = true;
+	c->fast_reauth = c->pseudonyms = c->result_ind = c->udp_gso = c->udp_gro = true;
 	c->id_policy = TW_EAP_ID_TRUST_EAP_IDENTITY;
 	c->methods[0] = TW_SRV_M_AKA_PRIME;
 	c->methods[1] = TW_SRV_M_AKA;
@@ -238,6 +239,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->pseudonyms = !b;
 		else if (strcmp(o->name, "no-udp-gso") == 0)
 			c->udp_gso = !b;
+		else if (strcmp(o->name, "no-udp-gro") == 0)
+			c->udp_gro = !b;
 		else if (strcmp(o->name, "no-result-ind") == 0)
 			c->result_ind = !b;
 		else if (strcmp(o->name, "sim-fullauth-id-req") == 0)

@@ -133,6 +133,9 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	one(&o, "twag_tx_gso_fallbacks_total", "counter",
 	    "UDP GSO sends the kernel refused, their replies then sent one by one",
 	    m->v[TW_C_TX_GSO_FALLBACKS]);
+	one(&o, "twag_rx_gro_datagrams_total", "counter",
+	    "Requests that arrived coalesced by UDP GRO with others of their client (--no-udp-gro: none)",
+	    m->v[TW_C_RX_GRO_DGRAMS]);
 	one(&o, "twag_udp_gso_workers", "gauge",
 	    "Workers sending with UDP GSO (0 when the kernel or the path cannot)",
 	    m->v[TW_C_UDP_GSO_ON]);

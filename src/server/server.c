@@ -64,6 +64,7 @@ static const char usage_text[] =
 	"  --dup-expiry S            duplicate cache lifetime (default 10)\n"
 	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 500, 0: off)\n"
 	"  --no-udp-gso              one send per reply (default: UDP GSO for equal replies)\n"
+	"  --no-udp-gro              one datagram per receive (default: UDP GRO coalescing)\n"
 	"  --sqn-block N             SEQ values reserved per durable write (default 1000)\n"
 	"  --resync-max N            AUTS resyncs per subscriber per window (default 3)\n"
 	"  --resync-window S         the resync window (default 60)\n"

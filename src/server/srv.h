@@ -22,7 +22,10 @@
 enum {
 	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
 	TW_SRV_RND_POOL = 4096,   /* getrandom(2) octets buffered per worker */
-	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* room for IP_PKTINFO / IPV6_PKTINFO */
+	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* IP(V6)_PKTINFO and UDP_GRO */
+	/* a receive slot: one datagram (RFC 2865 §3: at most 4096 octets),
+	 * or with UDP GRO several of one flow coalesced (at most 64 KiB) */
+	TW_SRV_RX_LEN = 65536,
 	TW_SRV_EAP_OUT = 2048,    /* >= TW_EAP_OUT_MIN */
 };
 
@@ -77,7 +80,21 @@ struct tw_srv_worker {
 	struct sockaddr_storage rx_addr[TW_SRV_BATCH];
 	uint8_t rx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
 	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
-	uint8_t rx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
+	uint8_t rx_buf[TW_SRV_BATCH][TW_SRV_RX_LEN];
+	/*
+	 * The datagrams of the batch being handled, in arrival order: a
+	 * receive slot holds one, or with UDP GRO (w->gro) several of one
+	 * length from one source cut from it. bad: longer than RFC 2865
+	 * allows (or cut by the kernel): dropped as malformed.
+	 */
+	bool gro;
+	int ndg;
+	struct tw_srv_dgram {
+		const uint8_t *p;
+		uint32_t len;
+		uint16_t slot;
+		bool bad;
+	} dg[TW_SRV_BATCH];
 	uint8_t tx_buf[TW_SRV_BATCH][TW_RADIUS_MAX_LEN];
 	struct tw_udp_gso txg;          /* the replies' sender (send.c) */
 	/*

@@ -26,6 +26,8 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -822,21 +824,22 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
  * tw_srv_handle takes it with their client and packet (and finds and
  * decodes the others itself, to drop and count them).
  */
-static void verify_batch(struct tw_srv_worker *w, int n)
+static void verify_batch(struct tw_srv_worker *w)
 {
 	int nv = 0;
 
-	for (int i = 0; i < n; i++) {
+	for (int i = 0; i < w->ndg; i++) {
+		const struct tw_srv_dgram *d = &w->dg[i];
 		const struct tw_srv_client *c;
 		struct tw_srv_addr a;
 		uint16_t port;
 
 		w->vidx[i] = -1;
-		if ((w->rx[i].msg_hdr.msg_flags & MSG_TRUNC) ||
-		    tw_srv_addr_from_sockaddr(&a, &port, (const struct sockaddr *)&w->rx_addr[i]) !=
-			    TW_OK ||
+		if (d->bad ||
+		    tw_srv_addr_from_sockaddr(&a, &port,
+					      (const struct sockaddr *)&w->rx_addr[d->slot]) != TW_OK ||
 		    (c = tw_srv_clients_find(w->clients, &a)) == NULL ||
-		    tw_radius_decode(&w->vpkt[nv], w->rx_buf[i], w->rx[i].msg_len) != TW_OK)
+		    tw_radius_decode(&w->vpkt[nv], d->p, d->len) != TW_OK)
 			continue;
 		tw_srv_dup_prefetch(&w->dup, &a, port, w->vpkt[nv].id, w->vpkt[nv].authenticator,
 				    (uint32_t)nv);
@@ -938,6 +941,14 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	w->idx = idx;
 	w->fd = fd;
 	tw_udp_gso_init(&w->txg, fd, srv->cfg.udp_gso);
+	/* UDP GRO (Linux 5.0): datagrams of one flow that arrive together
+	 * may come coalesced, one receive slot for several (next_datagrams
+	 * cuts them apart again) */
+	if (srv->cfg.udp_gro) {
+		int one = 1;
+
+		w->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
+	}
 	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.on ? 1 : 0);
 	w->rnd_pos = sizeof(w->rnd); /* filled on first use */
 	rc = rnd(w, seed, sizeof(seed));
@@ -996,6 +1007,156 @@ static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 	return 0;
 }
 
+#ifndef UDP_GRO
+#define UDP_GRO 104 /* linux/udp.h, Linux 5.0 */
+#endif
+
+/* Where the cutting of a receive batch into datagrams stands. */
+struct rx_cursor {
+	int slot;      /* receive slot */
+	uint32_t off;  /* octets of it already taken */
+};
+
+/* The segment size of a receive slot: its UDP_GRO control message (the
+ * datagrams coalesced in it have this length, the last one may be
+ * shorter), else the whole slot is one datagram (0). */
+static uint32_t gro_size(const struct msghdr *h)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR((struct msghdr *)h); c != NULL;
+	     c = CMSG_NXTHDR((struct msghdr *)h, c))
+		if (c->cmsg_level == IPPROTO_UDP && c->cmsg_type == UDP_GRO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(int))) {
+			int v;
+
+			memcpy(&v, CMSG_DATA(c), sizeof(v));
+			return v > 0 ? (uint32_t)v : 0;
+		}
+	return 0;
+}
+
+/*
+ * Fills w->dg with the next datagrams (at most TW_SRV_BATCH) of the n
+ * receive slots, from *cur on; returns how many (0: all taken).
+ */
+static int next_datagrams(struct tw_srv_worker *w, int n, struct rx_cursor *cur)
+{
+	w->ndg = 0;
+	while (cur->slot < n && w->ndg < TW_SRV_BATCH) {
+		const struct msghdr *h = &w->rx[cur->slot].msg_hdr;
+		uint32_t total = w->rx[cur->slot].msg_len;
+		uint32_t seg = w->gro ? gro_size(h) : 0;
+		struct tw_srv_dgram *d = &w->dg[w->ndg++];
+
+		if (seg == 0 || seg > total)
+			seg = total;
+		else if (seg < total)
+			tw_srv_count(&w->ctr, TW_C_RX_GRO_DGRAMS, 1);
+		d->p = w->rx_buf[cur->slot] + cur->off;
+		d->len = total - cur->off < seg ? total - cur->off : seg;
+		d->slot = (uint16_t)cur->slot;
+		d->bad = (h->msg_flags & MSG_TRUNC) != 0 || d->len > TW_RADIUS_MAX_LEN;
+		cur->off += d->len;
+		if (cur->off >= total || d->len == 0) {
+			cur->slot++;
+			cur->off = 0;
+		}
+	}
+	return w->ndg;
+}
+
+/* Datagrams in the n receive slots (for the coalescing: a slot with UDP
+ * GRO holds several). */
+static int count_datagrams(const struct tw_srv_worker *w, int n)
+{
+	int k = 0;
+
+	for (int i = 0; i < n; i++) {
+		uint32_t seg = w->gro ? gro_size(&w->rx[i].msg_hdr) : 0;
+		uint32_t total = w->rx[i].msg_len;
+
+		k += seg == 0 || seg >= total ? 1 : (int)((total + seg - 1) / seg);
+	}
+	return k;
+}
+
+/*
+ * Handles w->dg[0..ndg): their Message-Authenticators checked at once,
+ * each request, the parked EAP-AKA' steps, the replies signed at once and
+ * sent.
+ */
+static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
+{
+	int m = 0;
+
+	if (w->defer_sign)
+		verify_batch(w);
+	for (int i = 0; i < w->ndg; i++) {
+		const struct tw_srv_dgram *d = &w->dg[i];
+		struct msghdr *h = &w->rx[d->slot].msg_hdr;
+		size_t len;
+
+		w->pre_set = w->defer_sign && w->vidx[i] >= 0;
+		if (w->pre_set) {
+			w->pre_rc = w->vjob[w->vidx[i]].rc;
+			w->pre_client = w->vclient[w->vidx[i]];
+			w->pre_pkt = &w->vpkt[w->vidx[i]];
+		}
+		if (d->bad) {
+			w->pre_set = false;
+			/* longer than RFC 2865's 4096 octets */
+			tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
+			continue;
+		}
+		w->cur_pend = -1;
+		w->parked_now = false;
+		len = tw_srv_handle(w, d->p, d->len,
+				    (const struct sockaddr *)&w->rx_addr[d->slot], w->tx_buf[m],
+				    now);
+		if (w->parked_now)
+			w->park[w->n_park - 1].tx = m; /* its reply: this slot, later */
+		else if (len == 0)
+			continue;
+		if (w->cur_pend >= 0)
+			w->pend[w->cur_pend].tx = m;
+		memset(&w->tx[m].msg_hdr, 0, sizeof(w->tx[m].msg_hdr));
+		w->tx_iov[m].iov_base = w->tx_buf[m];
+		w->tx_iov[m].iov_len = len;
+		w->tx[m].msg_hdr.msg_iov = &w->tx_iov[m];
+		w->tx[m].msg_hdr.msg_iovlen = 1;
+		w->tx[m].msg_hdr.msg_name = &w->rx_addr[d->slot];
+		w->tx[m].msg_hdr.msg_namelen = h->msg_namelen;
+		if (w->srv->pktinfo) {
+			size_t cl = reply_cmsg(h, w->tx_cmsg[m], sizeof(w->tx_cmsg[m]));
+
+			if (cl > 0) {
+				w->tx[m].msg_hdr.msg_control = w->tx_cmsg[m];
+				w->tx[m].msg_hdr.msg_controllen = cl;
+			}
+		}
+		m++;
+	}
+	if (w->n_park > 0)
+		finish_parked(w, now);
+	if (w->n_pend > 0 || m > 0) {
+		int k = 0;
+
+		if (w->n_pend > 0)
+			sign_batch(w, now);
+		for (int j = 0; j < m; j++) /* leave out what could not be signed or built */
+			if (w->tx_iov[j].iov_len > 0) {
+				if (k != j) {
+					w->tx[k] = w->tx[j];
+					w->tx_iov[k] = w->tx_iov[j];
+					w->tx[k].msg_hdr.msg_iov = &w->tx_iov[k];
+				}
+				k++;
+			}
+		m = k;
+	}
+	if (m > 0)
+		tw_srv_send_replies(w, w->tx, m);
+}
+
 void *tw_srv_worker_run(void *arg)
 {
 	struct tw_srv_worker *w = arg;
@@ -1038,7 +1199,7 @@ void *tw_srv_worker_run(void *arg)
 
 	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
 		uint64_t epoch = atomic_load(&srv->epoch), now, t1;
-		int n, m = 0;
+		int n;
 
 		/* the client table of this batch; publishing the epoch tells a
 		 * SIGHUP reload that the previous table is no longer used */
@@ -1055,7 +1216,7 @@ void *tw_srv_worker_run(void *arg)
 			w->rx[i].msg_hdr.msg_iovlen = 1;
 			w->rx[i].msg_hdr.msg_name = &w->rx_addr[i];
 			w->rx[i].msg_hdr.msg_namelen = sizeof(w->rx_addr[i]);
-			if (srv->pktinfo) {
+			if (srv->pktinfo || w->gro) {
 				w->rx[i].msg_hdr.msg_control = w->rx_cmsg[i];
 				w->rx[i].msg_hdr.msg_controllen = sizeof(w->rx_cmsg[i]);
 			}
@@ -1076,15 +1237,17 @@ void *tw_srv_worker_run(void *arg)
 		 * stop flag is seen), then takes what is queued */
 		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
 		if (co_ns > 0) {
+			int nd = n > 0 ? count_datagrams(w, n) : 0;
+
 			t1 = now_ns();
 			if (waited)
-				unpaid = n < 2 ? unpaid + 1 : 0;
+				unpaid = nd < 2 ? unpaid + 1 : 0;
 			if (unpaid >= 3) {
 				calm_until = t1 + 20 * co_ns;
 				unpaid = 0;
 			}
-			dense = n > 0 && n < TW_SRV_BATCH && t1 >= calm_until &&
-				(uint64_t)n * co_ns >= 2 * (t1 - last_rx);
+			dense = nd > 0 && n < TW_SRV_BATCH && t1 >= calm_until &&
+				(uint64_t)nd * co_ns >= 2 * (t1 - last_rx);
 			if (n > 0)
 				last_rx = t1;
 		}
@@ -1094,72 +1257,10 @@ void *tw_srv_worker_run(void *arg)
 		now = tw_srv_now_ms();
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
-		if (w->defer_sign)
-			verify_batch(w, n);
-		for (int i = 0; i < n; i++) {
-			struct msghdr *h = &w->rx[i].msg_hdr;
-			size_t len;
-
-			w->pre_set = w->defer_sign && w->vidx[i] >= 0;
-			if (w->pre_set) {
-				w->pre_rc = w->vjob[w->vidx[i]].rc;
-				w->pre_client = w->vclient[w->vidx[i]];
-				w->pre_pkt = &w->vpkt[w->vidx[i]];
-			}
-			if (h->msg_flags & MSG_TRUNC) {
-				w->pre_set = false;
-				/* longer than RFC 2865's 4096 octets */
-				tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
-				continue;
-			}
-			w->cur_pend = -1;
-			w->parked_now = false;
-			len = tw_srv_handle(w, w->rx_buf[i], w->rx[i].msg_len,
-					    (const struct sockaddr *)&w->rx_addr[i], w->tx_buf[m],
-					    now);
-			if (w->parked_now)
-				w->park[w->n_park - 1].tx = m; /* its reply: this slot, later */
-			else if (len == 0)
-				continue;
-			if (w->cur_pend >= 0)
-				w->pend[w->cur_pend].tx = m;
-			memset(&w->tx[m].msg_hdr, 0, sizeof(w->tx[m].msg_hdr));
-			w->tx_iov[m].iov_base = w->tx_buf[m];
-			w->tx_iov[m].iov_len = len;
-			w->tx[m].msg_hdr.msg_iov = &w->tx_iov[m];
-			w->tx[m].msg_hdr.msg_iovlen = 1;
-			w->tx[m].msg_hdr.msg_name = &w->rx_addr[i];
-			w->tx[m].msg_hdr.msg_namelen = h->msg_namelen;
-			if (srv->pktinfo) {
-				size_t cl = reply_cmsg(h, w->tx_cmsg[m], sizeof(w->tx_cmsg[m]));
-
-				if (cl > 0) {
-					w->tx[m].msg_hdr.msg_control = w->tx_cmsg[m];
-					w->tx[m].msg_hdr.msg_controllen = cl;
-				}
-			}
-			m++;
-		}
-		if (w->n_park > 0)
-			finish_parked(w, now);
-		if (w->n_pend > 0 || m > 0) {
-			int k = 0;
-
-			if (w->n_pend > 0)
-				sign_batch(w, now);
-			for (int j = 0; j < m; j++) /* leave out what could not be signed or built */
-				if (w->tx_iov[j].iov_len > 0) {
-					if (k != j) {
-						w->tx[k] = w->tx[j];
-						w->tx_iov[k] = w->tx_iov[j];
-						w->tx[k].msg_hdr.msg_iov = &w->tx_iov[k];
-					}
-					k++;
-				}
-			m = k;
-		}
-		if (m > 0)
-			tw_srv_send_replies(w, w->tx, m);
+		/* the datagrams in batches of at most TW_SRV_BATCH (with
+		 * UDP GRO a receive can bring more) */
+		for (struct rx_cursor cur = { 0, 0 }; next_datagrams(w, n, &cur) > 0;)
+			handle_datagrams(w, now);
 		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
 			w->last_sweep_ms = now;
 			/* in bounded steps: the lock is released between

@@ -68,10 +68,13 @@ static void test_flags(void)
 	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
 	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
-	CHECK(c.rx_coalesce_us == 500 && c.udp_gso);
+	CHECK(c.rx_coalesce_us == 500 && c.udp_gso && c.udp_gro);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gso", err, sizeof(err)));
-	CHECK(!c.udp_gso);
+	CHECK(!c.udp_gso && c.udp_gro);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gro", err, sizeof(err)));
+	CHECK(c.udp_gso && !c.udp_gro);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 0", err,
 		      sizeof(err)));
@@ -542,7 +545,7 @@ static void test_metrics(void)
 		"twag_store_identity_table_full_total", "twag_aka_batched_challenges_total",
 		"twag_rx_batches_total", "twag_rx_coalesce_waits_total",
 		"twag_tx_gso_sends_total", "twag_tx_gso_replies_total",
-		"twag_tx_gso_fallbacks_total", "twag_udp_gso_workers",
+		"twag_tx_gso_fallbacks_total", "twag_udp_gso_workers", "twag_rx_gro_datagrams_total",
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
