@@ -22,7 +22,10 @@
 enum {
 	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
 	TW_SRV_RND_POOL = 4096,   /* getrandom(2) octets buffered per worker */
-	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* IP(V6)_PKTINFO and UDP_GRO */
+	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* a reply's IP(V6)_PKTINFO */
+	/* a request's control messages: IP_PKTINFO and IPV6_PKTINFO (both on
+	 * a dual-stack socket) and UDP_GRO, with room to spare */
+	TW_SRV_RX_CMSG_LEN = 192,
 	/* a receive slot: one datagram (RFC 2865 §3: at most 4096 octets),
 	 * or with UDP GRO several of one flow coalesced (at most 64 KiB) */
 	TW_SRV_RX_LEN = 65536,
@@ -78,9 +81,13 @@ struct tw_srv_worker {
 	struct mmsghdr rx[TW_SRV_BATCH], tx[TW_SRV_BATCH];
 	struct iovec rx_iov[TW_SRV_BATCH], tx_iov[TW_SRV_BATCH];
 	struct sockaddr_storage rx_addr[TW_SRV_BATCH];
-	uint8_t rx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
+	uint8_t rx_cmsg[TW_SRV_BATCH][TW_SRV_RX_CMSG_LEN] __attribute__((aligned(8)));
 	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
-	uint8_t rx_buf[TW_SRV_BATCH][TW_SRV_RX_LEN];
+	/* the receive slots: TW_SRV_BATCH of rx_slot octets (TW_SRV_RX_LEN
+	 * with UDP GRO, else TW_RADIUS_MAX_LEN + 1 so that a longer datagram
+	 * shows), mapped apart from the worker and touched only as used */
+	uint8_t *rx_mem;
+	size_t rx_slot;
 	/*
 	 * The datagrams of the batch being handled, in arrival order: a
 	 * receive slot holds one, or with UDP GRO (w->gro) several of one
@@ -167,6 +174,23 @@ void tw_srv_worker_free(struct tw_srv_worker *w);
 /* Sends the replies tx[0..m) (one iovec each) on w->fd with
  * tw_udp_gso_send (w->txg) and updates the worker's counters from it. */
 void tw_srv_send_replies(struct tw_srv_worker *w, struct mmsghdr *tx, int m);
+
+/* Where the cutting of a receive batch into datagrams stands. */
+struct tw_srv_rx_cursor {
+	int slot;      /* receive slot */
+	uint32_t off;  /* octets of it already taken */
+};
+
+/*
+ * Fills w->dg with the next datagrams (at most TW_SRV_BATCH) of the n
+ * receive slots w->rx[0..n), from *cur on: a slot is one datagram, or
+ * with UDP GRO those of its UDP_GRO segment size (the last may be
+ * shorter). Returns how many (0: all taken).
+ */
+int tw_srv_next_datagrams(struct tw_srv_worker *w, int n, struct tw_srv_rx_cursor *cur);
+
+/* The datagrams in the n receive slots. */
+int tw_srv_count_datagrams(const struct tw_srv_worker *w, int n);
 
 /* The worker thread: recvmmsg, tw_srv_handle each, sendmmsg, until stop. */
 void *tw_srv_worker_run(void *arg);

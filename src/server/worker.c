@@ -42,6 +42,11 @@
 #include "twag/nai.h"
 
 #include "srv.h"
+#include "twag/mem.h"
+
+#ifndef UDP_GRO
+#define UDP_GRO 104 /* linux/udp.h, Linux 5.0 */
+#endif
 
 enum {
 	SWEEP_STEP = 256,       /* sessions freed per lock hold by the sweep */
@@ -949,6 +954,10 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 
 		w->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;
 	}
+	w->rx_slot = w->gro ? TW_SRV_RX_LEN : TW_RADIUS_MAX_LEN + 1;
+	w->rx_mem = tw_table_alloc(TW_SRV_BATCH, w->rx_slot);
+	if (w->rx_mem == NULL)
+		return TW_ERR_NOMEM;
 	atomic_store(&w->ctr.v[TW_C_UDP_GSO_ON], w->txg.on ? 1 : 0);
 	w->rnd_pos = sizeof(w->rnd); /* filled on first use */
 	rc = rnd(w, seed, sizeof(seed));
@@ -960,6 +969,8 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 
 void tw_srv_worker_free(struct tw_srv_worker *w)
 {
+	tw_table_free(w->rx_mem, TW_SRV_BATCH, w->rx_slot);
+	w->rx_mem = NULL;
 	tw_srv_dup_free(&w->dup);
 	tw_wipe(w->rnd, sizeof(w->rnd));
 	tw_wipe(w->tx_buf, sizeof(w->tx_buf));
@@ -983,6 +994,7 @@ static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 	for (c = CMSG_FIRSTHDR((struct msghdr *)in); c != NULL && o != NULL;
 	     c = CMSG_NXTHDR((struct msghdr *)in, c)) {
 		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo)) &&
 		    CMSG_SPACE(sizeof(struct in_pktinfo)) <= max) {
 			struct in_pktinfo pi;
 
@@ -996,6 +1008,7 @@ static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 			return CMSG_SPACE(sizeof(pi));
 		}
 		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
+		    c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo)) &&
 		    CMSG_SPACE(sizeof(struct in6_pktinfo)) <= max) {
 			o->cmsg_level = IPPROTO_IPV6;
 			o->cmsg_type = IPV6_PKTINFO;
@@ -1006,16 +1019,6 @@ static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 	}
 	return 0;
 }
-
-#ifndef UDP_GRO
-#define UDP_GRO 104 /* linux/udp.h, Linux 5.0 */
-#endif
-
-/* Where the cutting of a receive batch into datagrams stands. */
-struct rx_cursor {
-	int slot;      /* receive slot */
-	uint32_t off;  /* octets of it already taken */
-};
 
 /* The segment size of a receive slot: its UDP_GRO control message (the
  * datagrams coalesced in it have this length, the last one may be
@@ -1034,11 +1037,7 @@ static uint32_t gro_size(const struct msghdr *h)
 	return 0;
 }
 
-/*
- * Fills w->dg with the next datagrams (at most TW_SRV_BATCH) of the n
- * receive slots, from *cur on; returns how many (0: all taken).
- */
-static int next_datagrams(struct tw_srv_worker *w, int n, struct rx_cursor *cur)
+int tw_srv_next_datagrams(struct tw_srv_worker *w, int n, struct tw_srv_rx_cursor *cur)
 {
 	w->ndg = 0;
 	while (cur->slot < n && w->ndg < TW_SRV_BATCH) {
@@ -1046,15 +1045,20 @@ static int next_datagrams(struct tw_srv_worker *w, int n, struct rx_cursor *cur)
 		uint32_t total = w->rx[cur->slot].msg_len;
 		uint32_t seg = w->gro ? gro_size(h) : 0;
 		struct tw_srv_dgram *d = &w->dg[w->ndg++];
+		bool trunc = (h->msg_flags & MSG_TRUNC) != 0;
 
 		if (seg == 0 || seg > total)
 			seg = total;
 		else if (seg < total)
 			tw_srv_count(&w->ctr, TW_C_RX_GRO_DGRAMS, 1);
-		d->p = w->rx_buf[cur->slot] + cur->off;
+		d->p = w->rx_mem + (size_t)cur->slot * w->rx_slot + cur->off;
 		d->len = total - cur->off < seg ? total - cur->off : seg;
 		d->slot = (uint16_t)cur->slot;
-		d->bad = (h->msg_flags & MSG_TRUNC) != 0 || d->len > TW_RADIUS_MAX_LEN;
+		/* longer than RFC 2865 allows; the part the kernel cut (the
+		 * slot's last datagram); or any, when (with GRO) the control
+		 * messages were cut: where the datagrams end is then unknown */
+		d->bad = d->len > TW_RADIUS_MAX_LEN || (trunc && cur->off + d->len >= total) ||
+			 (w->gro && (h->msg_flags & MSG_CTRUNC) != 0);
 		cur->off += d->len;
 		if (cur->off >= total || d->len == 0) {
 			cur->slot++;
@@ -1064,9 +1068,7 @@ static int next_datagrams(struct tw_srv_worker *w, int n, struct rx_cursor *cur)
 	return w->ndg;
 }
 
-/* Datagrams in the n receive slots (for the coalescing: a slot with UDP
- * GRO holds several). */
-static int count_datagrams(const struct tw_srv_worker *w, int n)
+int tw_srv_count_datagrams(const struct tw_srv_worker *w, int n)
 {
 	int k = 0;
 
@@ -1209,8 +1211,8 @@ void *tw_srv_worker_run(void *arg)
 		/* the receive slots recvmmsg wrote to (lengths, flags) made
 		 * whole again; the others are as set */
 		for (int i = 0; i < used; i++) {
-			w->rx_iov[i].iov_base = w->rx_buf[i];
-			w->rx_iov[i].iov_len = sizeof(w->rx_buf[i]);
+			w->rx_iov[i].iov_base = w->rx_mem + (size_t)i * w->rx_slot;
+			w->rx_iov[i].iov_len = w->rx_slot;
 			memset(&w->rx[i].msg_hdr, 0, sizeof(w->rx[i].msg_hdr));
 			w->rx[i].msg_hdr.msg_iov = &w->rx_iov[i];
 			w->rx[i].msg_hdr.msg_iovlen = 1;
@@ -1237,7 +1239,7 @@ void *tw_srv_worker_run(void *arg)
 		 * stop flag is seen), then takes what is queued */
 		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
 		if (co_ns > 0) {
-			int nd = n > 0 ? count_datagrams(w, n) : 0;
+			int nd = n > 0 ? tw_srv_count_datagrams(w, n) : 0;
 
 			t1 = now_ns();
 			if (waited)
@@ -1259,7 +1261,7 @@ void *tw_srv_worker_run(void *arg)
 			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
 		/* the datagrams in batches of at most TW_SRV_BATCH (with
 		 * UDP GRO a receive can bring more) */
-		for (struct rx_cursor cur = { 0, 0 }; next_datagrams(w, n, &cur) > 0;)
+		for (struct tw_srv_rx_cursor cur = { 0, 0 }; tw_srv_next_datagrams(w, n, &cur) > 0;)
 			handle_datagrams(w, now);
 		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
 			w->last_sweep_ms = now;

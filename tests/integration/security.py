@@ -24,6 +24,8 @@ legitimate attaches:
     and no challenge; afterwards a fresh SQN the USIM accepts.
 """
 import os
+import platform
+import re
 import signal
 import socket
 import sqlite3
@@ -371,10 +373,13 @@ def gro_case(d):
     R.check(T.mdelta(mx0, mx1, "twag_radius_bad_authenticators_total") == 1,
             "the one with a wrong Message-Authenticator dropped and counted")
     gro = T.mdelta(mx0, mx1, "twag_rx_gro_datagrams_total")
-    if gro:
-        R.check(gro >= 2, f"the burst arrived coalesced (UDP GRO: {gro} requests)")
+    rel = tuple(int(x) for x in re.findall(r"\d+", platform.release())[:2])
+    if rel >= (5, 0):
+        # loopback hands a GSO send to a GRO socket as one buffer
+        R.check(gro is not None and gro >= 2,
+                f"the burst arrived coalesced (UDP GRO: {gro} requests)")
     else:
-        R.note("the burst did not arrive coalesced (no UDP GRO on this kernel?)")
+        R.note(f"kernel {platform.release()} has no UDP GRO: requests arrived one by one")
 
 
 def all_replies_ok(c, what):
