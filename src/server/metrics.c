@@ -90,6 +90,47 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 		{ "twag_radius_unknown_types_total", "Packets of a code this server does not serve",
 		  TW_C_UNKNOWN_TYPES },
 	};
+	/* the other worker counters (and one gauge), in this order */
+	static const struct {
+		const char *name, *type, *help;
+		enum tw_srv_ctr c;
+	} worker[] = {
+		{ "twag_eap_naks_total", "counter", "EAP Nak responses that changed the method",
+		  TW_C_NAKS },
+		{ "twag_resyncs_total", "counter",
+		  "AUTS resynchronisations accepted (TS 33.102 section 6.3.5)", TW_C_RESYNCS },
+		{ "twag_resyncs_refused_total", "counter",
+		  "AUTS resynchronisations refused (bad MAC-S or rate limit)",
+		  TW_C_RESYNCS_REFUSED },
+		{ "twag_aka_batched_challenges_total", "counter",
+		  "EAP-AKA' challenges whose keys and AT_MAC were computed in lanes with others of their receive batch",
+		  TW_C_AKA_BATCHED },
+		{ "twag_rx_batches_total", "counter",
+		  "Receive batches: system calls that returned datagrams (requests per batch: requests / batches)",
+		  TW_C_RX_BATCHES },
+		{ "twag_rx_coalesce_waits_total", "counter",
+		  "Waits of --rx-coalesce-us before a receive, taken because traffic was dense",
+		  TW_C_RX_WAITS },
+		{ "twag_tx_gso_sends_total", "counter",
+		  "UDP GSO sends: replies of one length to one client sent as one buffer (--no-udp-gso: none)",
+		  TW_C_TX_GSO_SENDS },
+		{ "twag_tx_gso_replies_total", "counter", "Replies sent in UDP GSO sends",
+		  TW_C_TX_GSO_REPLIES },
+		{ "twag_tx_gso_fallbacks_total", "counter",
+		  "UDP GSO sends the kernel refused, their replies then sent one by one",
+		  TW_C_TX_GSO_FALLBACKS },
+		{ "twag_rx_gro_datagrams_total", "counter",
+		  "Requests that arrived coalesced by UDP GRO with others of their client (--no-udp-gro: none)",
+		  TW_C_RX_GRO_DGRAMS },
+		{ "twag_udp_gso_workers", "gauge",
+		  "Workers sending with UDP GSO (0 when the kernel or the path cannot)",
+		  TW_C_UDP_GSO_ON },
+		{ "twag_store_vectors_total", "counter",
+		  "Authentication vectors and triplet sets issued by the store",
+		  TW_C_STORE_VECTORS },
+		{ "twag_store_errors_total", "counter",
+		  "Store calls that failed (I/O: no durable SQN, no vector)", TW_C_STORE_ERRORS },
+	};
 	struct out o = { buf, max, 0, false };
 
 	if (buf == NULL || len == NULL || max == 0)
@@ -109,41 +150,8 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	for (unsigned me = 0; me < TW_SRV_N_METHODS; me++)
 		put(&o, "twag_auth_failures_total{method=\"%s\"} %llu\n", tw_srv_method_name(me),
 		    (unsigned long long)m->v[TW_C_AUTH_FAIL + me]);
-	one(&o, "twag_eap_naks_total", "counter", "EAP Nak responses that changed the method",
-	    m->v[TW_C_NAKS]);
-	one(&o, "twag_resyncs_total", "counter",
-	    "AUTS resynchronisations accepted (TS 33.102 section 6.3.5)", m->v[TW_C_RESYNCS]);
-	one(&o, "twag_resyncs_refused_total", "counter",
-	    "AUTS resynchronisations refused (bad MAC-S or rate limit)",
-	    m->v[TW_C_RESYNCS_REFUSED]);
-	one(&o, "twag_aka_batched_challenges_total", "counter",
-	    "EAP-AKA' challenges whose keys and AT_MAC were computed in lanes with others of their receive batch",
-	    m->v[TW_C_AKA_BATCHED]);
-	one(&o, "twag_rx_batches_total", "counter",
-	    "Receive batches: system calls that returned datagrams (requests per batch: requests / batches)",
-	    m->v[TW_C_RX_BATCHES]);
-	one(&o, "twag_rx_coalesce_waits_total", "counter",
-	    "Waits of --rx-coalesce-us before a receive, taken because traffic was dense",
-	    m->v[TW_C_RX_WAITS]);
-	one(&o, "twag_tx_gso_sends_total", "counter",
-	    "UDP GSO sends: replies of one length to one client sent as one buffer (--no-udp-gso: none)",
-	    m->v[TW_C_TX_GSO_SENDS]);
-	one(&o, "twag_tx_gso_replies_total", "counter", "Replies sent in UDP GSO sends",
-	    m->v[TW_C_TX_GSO_REPLIES]);
-	one(&o, "twag_tx_gso_fallbacks_total", "counter",
-	    "UDP GSO sends the kernel refused, their replies then sent one by one",
-	    m->v[TW_C_TX_GSO_FALLBACKS]);
-	one(&o, "twag_rx_gro_datagrams_total", "counter",
-	    "Requests that arrived coalesced by UDP GRO with others of their client (--no-udp-gro: none)",
-	    m->v[TW_C_RX_GRO_DGRAMS]);
-	one(&o, "twag_udp_gso_workers", "gauge",
-	    "Workers sending with UDP GSO (0 when the kernel or the path cannot)",
-	    m->v[TW_C_UDP_GSO_ON]);
-	one(&o, "twag_store_vectors_total", "counter",
-	    "Authentication vectors and triplet sets issued by the store",
-	    m->v[TW_C_STORE_VECTORS]);
-	one(&o, "twag_store_errors_total", "counter",
-	    "Store calls that failed (I/O: no durable SQN, no vector)", m->v[TW_C_STORE_ERRORS]);
+	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++)
+		one(&o, worker[i].name, worker[i].type, worker[i].help, m->v[worker[i].c]);
 	one(&o, "twag_store_reservations_total", "counter",
 	    "Durable SQN high-water mark writes", m->store_reservations);
 	head(&o, "twag_store_latency_seconds", "summary",
