@@ -1122,6 +1122,20 @@ static size_t pow2_at_least(size_t n)
 	return p;
 }
 
+/*
+ * Process-wide SQLite settings, before its first use: no memory
+ * statistics, which SQLite keeps under a global mutex taken on every one
+ * of its allocations (a statement step makes several) and which twag never
+ * reads. Refused (SQLITE_MISUSE, ignored) when something in the process
+ * used SQLite first.
+ */
+static pthread_once_t sqlite_once = PTHREAD_ONCE_INIT;
+
+static void sqlite_setup(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *errbuf,
 		  size_t errbuf_len)
 {
@@ -1186,6 +1200,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	}
 
 	existed = stat(o->path, &sb) == 0;
+	pthread_once(&sqlite_once, sqlite_setup);
 	/* every use of a read-write store's connections is under db_lock or
 	 * rd_lock (store_internal.h): SQLite's own per-call mutex would only
 	 * add cost; a read-only store reads on db under both locks */
