@@ -1485,8 +1485,19 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 			const uint8_t *p = t->pruned[j + k];
 
 			h[k] = hash_of(st, p[0], p + 2, p[1]);
+			__builtin_prefetch(&t->bucket[h[k] & (t->nbucket - 1)]);
 		}
 		pthread_mutex_lock(&t->lock);
+		/* the chunk's chain heads and first entries on their way
+		 * together: these ids are old, their lines cold */
+		for (size_t k = 0; k < m; k++) {
+			int32_t i = t->bucket[h[k] & (t->nbucket - 1)];
+
+			if (i >= 0) {
+				__builtin_prefetch(&t->link[i]);
+				__builtin_prefetch(&t->ent[i]);
+			}
+		}
 		for (size_t k = 0; k < m; k++) {
 			const uint8_t *p = t->pruned[j + k];
 			int32_t idx = find(t, h[k], p[0], p + 2, p[1]);
