@@ -16,7 +16,8 @@
 # not) and prints it. Loopback only; everything lives in a temp dir that is
 # removed at the end; every process started here is stopped here.
 #
-# Environment: N_AUTH (50000), N_SUBS (2000), N_AKA_SUBS (20000),
+# Environment: N_AUTH (50000), N_WARM (12000: uncounted EAP-SIM
+# authentications before each measured run), N_SUBS (2000), N_AKA_SUBS (20000),
 # LOAD_TIME (8), ROUNDS (3: interleaved rounds of the EAP-SIM rows),
 # OUT (bench/GATEWAY.md).
 set -u
@@ -24,6 +25,7 @@ build=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
 root=$PWD
 N_AUTH=${N_AUTH:-50000}
+N_WARM=${N_WARM:-12000}
 N_SUBS=${N_SUBS:-2000}
 N_AKA_SUBS=${N_AKA_SUBS:-20000}
 LOAD_TIME=${LOAD_TIME:-8}
@@ -102,10 +104,14 @@ stop_pid() {
 	wait "$1" 2>/dev/null
 }
 
-# run_radeap PID PORT: radeapclient over the shared input; prints
-# "accepted denied wall_s cpu_s"
+# run_radeap PID PORT: a warm-up pass (N_WARM authentications, not
+# counted: the server's tables and caches reach their steady state, e.g.
+# twagd's duplicate-cache ring goes round once), then radeapclient over the
+# shared input; prints "accepted denied wall_s cpu_s user_s"
 run_radeap() {
 	local pid=$1 port=$2 c0 c1 u0 u1 t0 t1 out acc den
+	radeapclient -q -s -p 64 -r 3 -t 5 -f "$tmp/radeap-warm.in" "127.0.0.1:$port" auth "$SECRET" \
+		>/dev/null 2>&1
 	c0=$(cpu_ticks "$pid")
 	u0=$(user_ticks "$pid")
 	t0=$(date +%s.%N)
@@ -134,6 +140,8 @@ awk -F, -v n="$N_AUTH" -v realm="$REALM" '
 			printf "Message-Authenticator = 0x00\n\n"
 		}
 	}' "$tmp/sim.csv" >"$tmp/radeap.in"
+# the warm-up input: the first N_WARM authentications of the same file
+awk -v n="$N_WARM" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' "$tmp/radeap.in" >"$tmp/radeap-warm.in"
 
 "$TWAG" subscriber import --db "$tmp/sim.db" --csv "$tmp/sim.csv" >/dev/null || exit 1
 fr_version=$(freeradius -v 2>/dev/null | sed -nE 's/.*FreeRADIUS Version ([0-9.]+).*/\1/p' | head -1)
@@ -303,6 +311,8 @@ row() { # label acc den wall cpu us user_cpu kind
 	echo "FreeRADIUS, \`twag subscriber import\` for twagd; twagd --threads 2"
 	echo "--sim-fullauth-id-req, FreeRADIUS with 2 worker threads)."
 	echo
+	echo "Each server first answers $N_WARM authentications of the same file that are"
+	echo "not counted (its tables and caches reach their steady state)."
 	echo "$ROUNDS rounds, each running the four rows one after the other; a row shows"
 	echo "its median round (by server CPU per authentication), and the last column"
 	echo "that figure in every round, in order."
