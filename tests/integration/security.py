@@ -322,40 +322,38 @@ def coalesce_case(d, c):
         R.note("UDP GSO not available on this kernel: replies sent one by one")
 
 
-def gro_case(d):
-    """UDP GRO (Linux 5.0): requests of one client that arrive together
-    may reach twagd coalesced, one receive for several, and are cut apart
-    again. One UDP GSO send (so that they arrive coalesced on loopback) of
-    60 Status-Server requests of one length, more than a worker's batch of
-    32, then a shorter one last (GSO's last segment may be shorter), with
-    the 7th carrying a wrong Message-Authenticator: the 60 good ones are
-    answered with valid replies, the bad one is dropped and counted."""
+def gso_burst(port, dst, src, n=60, bad=None):
+    """One UDP GSO send from src to (dst, port) of n Status-Server requests
+    of one length and a shorter one last (GSO's last segment may be
+    shorter); request number bad (1-based) carries a wrong
+    Message-Authenticator. Returns (replies by Identifier, problems, reply
+    source addresses), or None when the kernel refuses the GSO send."""
     udp_segment = 103  # linux/udp.h
-    c = T.RadiusClient(("127.0.0.1", d.port), SEC)
-    mx0 = d.metrics()
+    fam = socket.AF_INET6 if ":" in dst else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.bind((src, 0))
     pkts, auths = [], {}
-    for i in range(61):
+    for i in range(n + 1):
         ident = i + 1
         auth = os.urandom(16)
-        name = "gro-%02d" % i if i < 60 else "g"
+        name = "gro-%02d" % i if i < n else "g"
         pkts.append(T.build_request(SEC, T.STATUS_SERVER, ident, auth, [(T.NAS_IDENTIFIER, name)],
-                                    msg_auth=True if i != 6 else os.urandom(16)))
+                                    msg_auth=True if ident != bad else os.urandom(16)))
         auths[ident] = auth
     seg = len(pkts[0])
-    R.check(all(len(p) == seg for p in pkts[:60]) and len(pkts[60]) < seg,
-            "60 requests of one length and a shorter last one")
+    assert all(len(p) == seg for p in pkts[:n]) and len(pkts[n]) < seg
     try:
-        c.s.sendmsg([b"".join(pkts)], [(socket.SOL_UDP, udp_segment, struct.pack("=H", seg))], 0,
-                    ("127.0.0.1", d.port))
-    except OSError as e:
-        R.note(f"SKIP gro: UDP GSO send refused here ({e})")
-        c.close()
-        return
-    got, probs = {}, []
-    c.s.settimeout(0.5)
+        s.sendmsg([b"".join(pkts)], [(socket.SOL_UDP, udp_segment, struct.pack("=H", seg))], 0,
+                  (dst, port))
+    except OSError:
+        s.close()
+        return None
+    got, probs, froms = {}, [], set()
+    s.settimeout(0.5)
     try:
-        while len(got) < 60:
-            rep = c.s.recv(65536)
+        while len(got) < n + 1:
+            rep, addr = s.recvfrom(65536)
+            froms.add(addr[0])
             ident = rep[1]
             if ident in got or ident not in auths:
                 probs.append(f"unexpected reply id {ident}")
@@ -364,7 +362,24 @@ def gro_case(d):
             probs += [f"id {ident}: {p}" for p in T.check_reply(SEC, auths[ident], rep)]
     except OSError:
         pass
-    c.close()
+    s.close()
+    return got, probs, froms
+
+
+def gro_case(d):
+    """UDP GRO (Linux 5.0): requests of one client that arrive together
+    may reach twagd coalesced, one receive for several, and are cut apart
+    again. One UDP GSO send (so that they arrive coalesced on loopback) of
+    60 Status-Server requests of one length, more than a worker's batch of
+    32, then a shorter one last, with the 7th carrying a wrong
+    Message-Authenticator: the 60 good ones are answered with valid
+    replies, the bad one is dropped and counted."""
+    mx0 = d.metrics()
+    res = gso_burst(d.port, "127.0.0.1", "127.0.0.1", bad=7)
+    if res is None:
+        R.note("SKIP gro: UDP GSO send refused here")
+        return
+    got, probs, _ = res
     mx1 = T.metrics_after(d, mx0, "twag_radius_bad_authenticators_total", 1)
     want = set(range(1, 62)) - {7}
     R.check(set(got) == want and not probs,
@@ -380,6 +395,34 @@ def gro_case(d):
                 f"the burst arrived coalesced (UDP GRO: {gro} requests)")
     else:
         R.note(f"kernel {platform.release()} has no UDP GRO: requests arrived one by one")
+
+
+def wildcard_case(work, db):
+    """A wildcard listener (0.0.0.0, and [::] taking IPv4 too) answers from
+    the address each request was sent to (IP_PKTINFO / IPV6_PKTINFO), also
+    for requests that arrived coalesced (UDP GRO) and replies that leave as
+    one GSO send: a burst to 127.0.0.2 is answered from 127.0.0.2."""
+    cases = [("0.0.0.0", [("127.0.0.2", "127.0.0.1")])]
+    try:
+        T.free_udp_port("::1")
+        cases.append(("::", [("::1", "::1"), ("127.0.0.2", "127.0.0.1")]))
+    except OSError as e:
+        R.note(f"SKIP wildcard [::]: no ::1 ({e})")
+    for host, bursts in cases:
+        d = T.Twagd(work, db, secret=SEC, host=host,
+                    clients=[f"127.0.0.0/8={SEC}", f"::1={SEC}"])
+        if not R.check(d.start(), f"twagd listening on {host} starts", d.log_text()):
+            continue
+        for dst, src in bursts:
+            res = gso_burst(d.port, dst, src, n=40)
+            if res is None:
+                R.note(f"SKIP wildcard {host}: UDP GSO send refused here")
+                continue
+            got, probs, froms = res
+            R.check(len(got) == 41 and not probs and froms == {dst},
+                    f"listening on {host}: a burst of 41 to {dst} answered from {dst} "
+                    f"({len(got)} replies from {sorted(froms)})", probs[:5])
+        R.check(d.stop() == 0, f"twagd on {host}: SIGTERM, exit 0")
 
 
 def all_replies_ok(c, what):
@@ -724,6 +767,7 @@ def main():
     c.close()
     R.check(d.alive(), "twagd alive after the abuse cases")
     R.check(d.stop() == 0, "SIGTERM: exit 0", d.log_text()[-2000:])
+    wildcard_case(work, db)
     flood_case(work)
     burst_case(work)
     store_lock_case(work)

@@ -274,6 +274,44 @@ static void test_off(void)
 	CHECK(off.sends == 0 && off.fallbacks == 0);
 }
 
+/* A connected socket whose peer is gone reports the ICMP port
+ * unreachable of an earlier datagram once, as ECONNREFUSED on the next
+ * send, which did not go out: it is retried, nothing is lost. */
+static void test_refused_port(void)
+{
+	struct sockaddr_in self, gone;
+	int fd = udp_socket(&self), peer = udp_socket(&gone);
+	uint8_t b[1] = { 0 };
+	struct tw_udp_gso s;
+
+	if (!CHECK(fd >= 0 && peer >= 0) ||
+	    !CHECK(connect(fd, (struct sockaddr *)&gone, sizeof(gone)) == 0)) {
+		if (fd >= 0)
+			close(fd);
+		if (peer >= 0)
+			close(peer);
+		return;
+	}
+	close(peer); /* the port is closed now */
+	CHECK(send(fd, b, 1, 0) == 1);
+	/* the ICMP error arrives at once on loopback; wait for it */
+	for (int i = 0; i < 100; i++) {
+		struct pollfd p = { .fd = fd, .events = POLLERR };
+
+		if (poll(&p, 1, 10) == 1)
+			break;
+	}
+	for (int i = 0; i < 4; i++) {
+		reply(i, 0, 100, 0);
+		tx[i].msg_hdr.msg_name = NULL;
+		tx[i].msg_hdr.msg_namelen = 0;
+	}
+	tw_udp_gso_init(&s, fd, true);
+	CHECK(tw_udp_gso_send(&s, fd, tx, 4, MSG_DONTWAIT) == 4);
+	CHECK(s.lost == 0);
+	close(fd);
+}
+
 /* twagd's worker: its counters and gauge follow its sender. */
 static void test_worker(void)
 {
@@ -424,6 +462,7 @@ void test_main(void)
 		tw_note("UDP_SEGMENT not supported by this kernel: GSO cases not run");
 	}
 	test_off();
+	test_refused_port();
 	test_worker();
 	test_cut();
 out:
