@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/gateway.sh [BUILD] — the gateway benchmark of issue #5, on this machine:
+# bench/gateway.sh [BUILD] — the gateway benchmark, on this machine:
 #
 #  (a) FreeRADIUS 3.2 (Debian `freeradius`, EAP-SIM, COMP128-1 from its
 #      users file) and twagd, each driven by radeapclient (Debian
@@ -351,7 +351,7 @@ row() { # label acc den wall cpu us user_cpu kind
 	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 	printf '%s' "$aka_rows"
 	echo
-	echo "## Targets (issue #5, 2-core machine)"
+	echo "## Targets (2-core machine)"
 	echo
 	echo "| target | twagd default (privacy on) | | privacy off | |"
 	echo "|---|---|---|---|---|"

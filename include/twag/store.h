@@ -186,7 +186,8 @@ TW_MUST_CHECK int tw_store_sim_triplets(struct tw_store *st, const char *imsi,
  * The identity-privacy callbacks of the EAP engines (eap_method.h) over
  * this store: pseudonyms and re-auth state in a bounded in-memory table,
  * written behind to SQLite (re-auth keys wrapped under the KEK) and looked
- * up there on a miss; random from getrandom(2), buffered per thread. Per
+ * up there on a miss; random octets from OpenSSL's per-thread DRBG,
+ * buffered per thread. Per
  * IMSI the newest two pseudonyms and the newest two re-auth ids are kept
  * (older ones go with the write-behind round after). Valid until close.
  */

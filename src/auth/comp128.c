@@ -40,8 +40,8 @@
  * (comp128_v1_vbmi), up to four RANDs side by side: on the development VM
  * one RAND took 0.33 µs against 0.6-1.0 µs for the table code, three RANDs
  * (an EAP-SIM authentication's triplets) 0.40 µs against 1.6 µs. That path
- * reads no memory at key-dependent addresses; TWAG_CPU=avx2 and below (and
- * v2/v3 everywhere) use the table code. See the comments at each step for
+ * reads no memory at key-dependent addresses; TWAG_CPU levels without
+ * AVX-512 (vaes and below, and v2/v3 everywhere) use the table code. See the comments at each step for
  * the derivation from the spec formula; the vectors, the libosmocore
  * cross-check and the comparison of the two v1 paths in
  * tests/unit/test_comp128.c pin the results.
@@ -281,9 +281,6 @@ static void comp128_v1(const uint8_t ki[static 16], const uint8_t rand_[static 1
 #include "vec_scrub.h"
 
 #define V1_VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
-/* comp128_v1_vbmi's frame and saved registers, with room to spare
- * (0x700 below a 64-aligned %rsp with GCC 12 -O2, checked with objdump) */
-#define V1_VBMI_FRAME 2560
 
 /* VPSHUFB indexes: i ^ h within 16 lanes (h = 8, 4, 2, 1), and octet
  * (a + 2b) mod 16 for the permutation's bit b */
@@ -619,7 +616,10 @@ int tw_comp128_many(unsigned version, const uint8_t ki[static 16], unsigned n,
 			kc += k;
 			n -= k;
 		}
-		tw_vec_scrub_stack(V1_VBMI_FRAME);
+		/* its frame and saved registers: 0x700 below a 64-aligned
+		 * %rsp with GCC 12 -O2 (objdump); the whole scrub area, for
+		 * other compilers and sanitizer builds */
+		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
 		return TW_OK;
 	}
 #endif

@@ -527,7 +527,7 @@ int tw_srv_main(int argc, char **argv)
 		}
 		srv->n_workers = i + 1;
 		if (tw_srv_worker_init(srv->workers[i], srv, i, fd) != TW_OK) {
-			start_failed("workers", "out of memory (tables)");
+			start_failed("workers", "set-up failed (tables or random source)");
 			goto out;
 		}
 	}

@@ -7,7 +7,7 @@
  * one array access and a constant-time token comparison; a stale or forged
  * State finds nothing.
  *
- * Bounded against floods of half-finished EAP starts (issue #5):
+ * Bounded against floods of half-finished EAP starts:
  *   - one live conversation per Calling-Station-Id of a client: a new
  *     start from the same station through the same client ends the
  *     previous one (a client cannot end another client's conversations,

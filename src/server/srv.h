@@ -21,7 +21,7 @@
 
 enum {
 	TW_SRV_BATCH = 32,        /* datagrams per recvmmsg/sendmmsg */
-	TW_SRV_RND_POOL = 4096,   /* getrandom(2) octets buffered per worker */
+	TW_SRV_RND_POOL = 4096,   /* DRBG octets buffered per worker (worker.c rnd) */
 	TW_SRV_CMSG_LEN = TW_UDP_GSO_CMSG_MAX, /* a reply's IP(V6)_PKTINFO */
 	/* a request's control messages: IP_PKTINFO and IPV6_PKTINFO (both on
 	 * a dual-stack socket) and UDP_GRO, with room to spare */
@@ -85,7 +85,8 @@ struct tw_srv_worker {
 	uint8_t tx_cmsg[TW_SRV_BATCH][TW_SRV_CMSG_LEN] __attribute__((aligned(8)));
 	/* the receive slots: TW_SRV_BATCH of rx_slot octets (TW_SRV_RX_LEN
 	 * with UDP GRO, else TW_RADIUS_MAX_LEN + 1 so that a longer datagram
-	 * shows), mapped apart from the worker and touched only as used */
+	 * shows), mapped apart from the worker (2 MiB with GRO: likely one
+	 * huge page, committed at its first touch) */
 	uint8_t *rx_mem;
 	size_t rx_slot;
 	/*

@@ -16,7 +16,7 @@
 #define UDP_SEGMENT 103 /* linux/udp.h, Linux 4.18 */
 #endif
 
-/* Linux before 5.x takes at most 64 segments in one send (UDP_MAX_SEGMENTS);
+/* Linux before 6.10 takes at most 64 segments in one send (UDP_MAX_SEGMENTS);
  * a send is one UDP datagram before the cut: at most 65507 octets. */
 enum { GSO_SEGS_MAX = 64, GSO_BYTES_MAX = 65507 };
 

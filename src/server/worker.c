@@ -40,10 +40,10 @@
 #include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/hex.h"
+#include "twag/mem.h"
 #include "twag/nai.h"
 
 #include "srv.h"
-#include "twag/mem.h"
 
 #ifndef UDP_GRO
 #define UDP_GRO 104 /* linux/udp.h, Linux 5.0 */
@@ -819,7 +819,7 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 }
 
 /*
- * The Message-Authenticators of the n datagrams received checked at once
+ * The Message-Authenticators of the datagrams w->dg[0..ndg) checked at once
  * (RFC 3579 §3.2, RFC 5997 §3: the same rules as
  * tw_radius_verify_request_ctx, the HMAC-MD5 work in parallel lanes).
  * Only datagrams from a known client that decode get a verdict;
@@ -1102,7 +1102,8 @@ static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
 		}
 		if (d->bad) {
 			w->pre_set = false;
-			/* longer than RFC 2865's 4096 octets */
+			/* longer than RFC 2865's 4096 octets, or cut by the
+			 * kernel (tw_srv_next_datagrams) */
 			tw_srv_count(&w->ctr, TW_C_MALFORMED, 1);
 			continue;
 		}
@@ -1169,6 +1170,14 @@ void *tw_srv_worker_run(void *arg)
 
 	w->park_ok = w->defer_sign && (nl == NULL || nl[0] == '\0' || nl[0] == '0');
 	w->n_park = 0;
+	/* OpenSSL makes this thread's DRBG on its first use: here, not on
+	 * the first refill of the random pool amid traffic */
+	{
+		uint8_t b[16];
+
+		(void)RAND_priv_bytes(b, sizeof(b));
+		tw_wipe(b, sizeof(b));
+	}
 	int used = TW_SRV_BATCH; /* receive slots the last batch filled */
 
 	w->n_pend = 0;

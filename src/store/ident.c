@@ -47,8 +47,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "store_internal.h"
 #include <openssl/rand.h>
+
+#include "store_internal.h"
 
 #include "twag/bytes.h"
 #include "twag/hmac.h"

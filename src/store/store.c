@@ -113,7 +113,6 @@ static int64_t mono_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-
 /* Annex C.1.1: SQN = SEQ || IND, so SEQ has 48 - ind_bits bits. */
 static uint64_t seq_limit(unsigned ind_bits)
 {

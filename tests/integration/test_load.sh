@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/integration/test_load.sh — twag-load against the real twagd, and the
-# kill -9 durability test of issue #5 ("kill -9 under load then restart with
-# zero SQN reuse: the peer's USIM sees no stale SQN").
+# kill -9 durability test (kill -9 under load, then a restart with zero SQN
+# reuse: the peer's USIM sees no stale SQN).
 #
 #  1. 200 random Milenage subscribers (twag-load --gen) provisioned with one
 #     command (`twag subscriber import`), twagd started, 2000 EAP-AKA'

@@ -1,6 +1,8 @@
 /* Tests of the EAP-SIM/AKA/AKA' codec: RFC 4186 Appendix A packets and the
  * published EAP-AKA/AKA' packets decoded, MAC-verified, decrypted and
- * re-encoded byte for byte; every "bad input" of issue 4; AT_MAC, CBC and
+ * re-encoded byte for byte; bad input (zero-length and overrunning
+ * attributes, EAP Length against the octets received, actual lengths
+ * against their containers, AT_RES bit counts, ...); AT_MAC, CBC and
  * checkcode cross-checked against OpenSSL on random inputs. */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -2114,7 +2114,7 @@ static void test_ident_reader(void)
 	tw_wipe(&s, sizeof(s));
 }
 
-/* ops->random hands out buffered getrandom(2) octets: a fork child does
+/* ops->random hands out buffered DRBG octets: a fork child does
  * not hand out what its parent does next. */
 static void test_ident_random_fork(void)
 {

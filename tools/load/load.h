@@ -166,7 +166,7 @@ void *load_worker_run(void *arg);
 /* ---- helpers (util.c) -------------------------------------------------- */
 
 uint64_t load_now_ns(void);
-/* Fills out with random octets (getrandom, buffered per thread). */
+/* Fills out with random octets (OpenSSL's DRBG, buffered per thread). */
 void load_random(void *out, size_t len);
 
 #endif

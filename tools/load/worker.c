@@ -32,10 +32,10 @@
 #include <unistd.h>
 
 #include "load.h"
-#include "twag/udp_gso.h"
 #include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/simaka.h"
+#include "twag/udp_gso.h"
 
 struct slot {
 	struct load_phone *ph;
