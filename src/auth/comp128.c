@@ -238,6 +238,15 @@ static inline void v1_permute(uint64_t *hi, uint64_t *lo)
 #undef V1_QL
 }
 
+/* SRES and Kc from the final bit string hi || lo. SRES = nibbles 0..7 =
+ * octets 0..3. Kc = the 54 bits: low 2 bits of nibble 18, then nibbles
+ * 19..31 (the low 54 bits of lo), followed by 10 zero bits. */
+static void v1_out(uint64_t hi, uint64_t lo, uint8_t sres[static 4], uint8_t kc[static 8])
+{
+	tw_store_be32(sres, (uint32_t)(hi >> 32));
+	tw_store_be64(kc, (lo & ((UINT64_C(1) << 54) - 1)) << 10);
+}
+
 static void comp128_v1(const uint8_t ki[static 16], const uint8_t rand_[static 16],
 		       uint8_t sres[static 4], uint8_t kc[static 8])
 {
@@ -263,11 +272,7 @@ static void comp128_v1(const uint8_t ki[static 16], const uint8_t rand_[static 1
 		tw_store_be64(x + 24, lo);
 	}
 
-	/* SRES = nibbles 0..7 = octets 0..3 of the bit string. Kc = the 54
-	 * bits: low 2 bits of nibble 18, then nibbles 19..31 (the low 54 bits
-	 * of lo), followed by 10 zero bits. */
-	tw_store_be32(sres, (uint32_t)(hi >> 32));
-	tw_store_be64(kc, (lo & ((UINT64_C(1) << 54) - 1)) << 10);
+	v1_out(hi, lo, sres, kc);
 
 	tw_wipe(x, sizeof(x));
 	tw_wipe(&hi, sizeof(hi));
@@ -391,13 +396,6 @@ v1_vec_next(const struct v1_vec_tabs *t, __m256i str)
 }
 #undef V1_T
 
-/* SRES and Kc of one instance from its final string (as comp128_v1). */
-static void v1_vec_out(const uint8_t str[16], uint8_t sres[4], uint8_t kc[8])
-{
-	memcpy(sres, str, 4);
-	tw_store_be64(kc, (tw_load_be64(str + 8) & ((UINT64_C(1) << 54) - 1)) << 10);
-}
-
 /* n (1..4) instances with one Ki: two per vector, both vectors' rounds
  * in one loop so that their latency chains overlap. Leaves no Ki-derived
  * value in the vector registers; its frame (spills) is the caller's to
@@ -446,7 +444,7 @@ V1_VBMI_TARGET __attribute__((noinline)) static void comp128_v1_vbmi(const uint8
 	if (n > 2)
 		_mm256_storeu_si256((void *)(buf + 32), s1);
 	for (unsigned k = 0; k < n; k++)
-		v1_vec_out(buf + 16 * k, sres[k], kc[k]);
+		v1_out(tw_load_be64(buf + 16 * k), tw_load_be64(buf + 16 * k + 8), sres[k], kc[k]);
 	tw_wipe(buf, sizeof(buf));
 	tw_wipe(&t.kiv, sizeof(t.kiv));
 	TW_CLEAR_ZMM();

@@ -299,8 +299,6 @@ V_INLINE void run(const struct tw_milenage_batch_in *in, struct tw_milenage_vec 
 	pipe_pass(in + n - PER_PASS, out + n - PER_PASS, NULL, p, &kb[cur], NULL, x, NULL);
 }
 
-#define CLEAR_ZMM() TW_CLEAR_ZMM()
-
 V_TARGET __attribute__((noinline)) static void run_default(
 	const struct tw_milenage_batch_in *in, struct tw_milenage_vec *out, size_t n,
 	struct v_keys kb[2])
@@ -308,7 +306,7 @@ V_TARGET __attribute__((noinline)) static void run_default(
 	struct v_prep p = { .dflt = 1 };
 
 	run(in, out, n, &p, kb);
-	CLEAR_ZMM();
+	TW_CLEAR_ZMM();
 }
 
 V_TARGET __attribute__((noinline)) static void run_custom(
@@ -320,7 +318,7 @@ V_TARGET __attribute__((noinline)) static void run_custom(
 	prep_consts(&p, c);
 	p.dflt = 0;
 	run(in, out, n, &p, kb);
-	CLEAR_ZMM();
+	TW_CLEAR_ZMM();
 }
 
 void tw_milenage_vaes_batch(const struct tw_milenage_batch_in *in,

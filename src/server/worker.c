@@ -1034,19 +1034,25 @@ static uint32_t gro_size(const struct msghdr *h)
 	return 0;
 }
 
+/* The length of the datagrams in receive slot i (the last may be
+ * shorter): its GRO segment size, else the whole slot. */
+static uint32_t slot_seg(const struct tw_srv_worker *w, int i)
+{
+	uint32_t total = w->rx[i].msg_len, seg = w->gro ? gro_size(&w->rx[i].msg_hdr) : 0;
+
+	return seg == 0 || seg > total ? total : seg;
+}
+
 int tw_srv_next_datagrams(struct tw_srv_worker *w, int n, struct tw_srv_rx_cursor *cur)
 {
 	w->ndg = 0;
 	while (cur->slot < n && w->ndg < TW_SRV_BATCH) {
 		const struct msghdr *h = &w->rx[cur->slot].msg_hdr;
-		uint32_t total = w->rx[cur->slot].msg_len;
-		uint32_t seg = w->gro ? gro_size(h) : 0;
+		uint32_t total = w->rx[cur->slot].msg_len, seg = slot_seg(w, cur->slot);
 		struct tw_srv_dgram *d = &w->dg[w->ndg++];
 		bool trunc = (h->msg_flags & MSG_TRUNC) != 0;
 
-		if (seg == 0 || seg > total)
-			seg = total;
-		else if (seg < total)
+		if (seg < total)
 			tw_srv_count(&w->ctr, TW_C_RX_GRO_DGRAMS, 1);
 		d->p = w->rx_mem + (size_t)cur->slot * w->rx_slot + cur->off;
 		d->len = total - cur->off < seg ? total - cur->off : seg;
@@ -1070,10 +1076,9 @@ int tw_srv_count_datagrams(const struct tw_srv_worker *w, int n)
 	int k = 0;
 
 	for (int i = 0; i < n; i++) {
-		uint32_t seg = w->gro ? gro_size(&w->rx[i].msg_hdr) : 0;
-		uint32_t total = w->rx[i].msg_len;
+		uint32_t seg = slot_seg(w, i), total = w->rx[i].msg_len;
 
-		k += seg == 0 || seg >= total ? 1 : (int)((total + seg - 1) / seg);
+		k += seg >= total ? 1 : (int)((total + seg - 1) / seg);
 	}
 	return k;
 }

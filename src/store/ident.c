@@ -1353,14 +1353,14 @@ static int write_group(struct tw_store *st, struct row_cursor *c)
 }
 
 /*
- * One entry of the batch into the open transaction: taken into the
- * cursor's group, written with it unless the next entry (next, NULL: none)
- * changes the same row. A row is found by its key: no other index to keep.
+ * One entry of the batch, of row key (ent_key), into the open transaction:
+ * taken into the cursor's group, written with it unless the next entry
+ * (next_key: its row, -1 when none) changes the same row. A row is found
+ * by its key: no other index to keep.
  */
 static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ident_ent *e,
-		     const struct ident_ent *next)
+		     int64_t key, int64_t next_key)
 {
-	int64_t key = ent_key(st, e);
 	int rc;
 
 	if (key < 0)
@@ -1373,7 +1373,7 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
 	c->live = true;
 	c->key = key;
 	c->e[c->ne++] = e;
-	if (c->ne < IDENT_GROUP_MAX && next != NULL && ent_key(st, next) == key)
+	if (c->ne < IDENT_GROUP_MAX && next_key == key)
 		return TW_OK; /* the same row next */
 	return write_group(st, c);
 }
@@ -1601,7 +1601,7 @@ static int yield_room(struct tw_store *st, int32_t next, uint32_t *n)
 static int flush_round(struct tw_store *st, bool partial)
 {
 	struct ident_table *t = tab(st);
-	int64_t now = wall_us(), t0;
+	int64_t now = wall_us(), t0, key;
 	uint64_t upto, ns;
 	uint32_t n = 0, k = 0, kp = 0;
 	int32_t stop = -1;
@@ -1628,10 +1628,14 @@ static int flush_round(struct tw_store *st, bool partial)
 	rc = begin_tx(st);
 	/* the batch list changes only here (and in mark_written): walked
 	 * without the table lock */
+	/* each entry's row key made once (a tombstone's means decrypting
+	 * its id): as the next entry's, then carried on as its own */
+	key = t->batch.head >= 0 ? ent_key(st, &t->ent[t->batch.head]) : -1;
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
 		int32_t next = t->link[i].lnext;
+		int64_t next_key = next >= 0 ? ent_key(st, &t->ent[next]) : -1;
 
-		rc = write_ent(st, &cur, &t->ent[i], next >= 0 ? &t->ent[next] : NULL);
+		rc = write_ent(st, &cur, &t->ent[i], key, next_key);
 		/* a commit or a stop between two entries of one group: never
 		 * (a row's group split at IDENT_GROUP_MAX is two writes, the
 		 * second reading what the first wrote) */
@@ -1650,6 +1654,7 @@ static int flush_round(struct tw_store *st, bool partial)
 			break;
 		}
 		i = next;
+		key = next_key;
 	}
 	tw_wipe(&cur, sizeof(cur));
 	if (rc == TW_OK && do_sweep)

@@ -2014,12 +2014,10 @@ int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t r
 		goto out;
 	}
 	/* COMP128, or c2/c3 for a USIM subscriber (§6.8.1.2): no SQN used */
-	rc = tw_vecsrc_sim_many(&s, rands, n, out);
+	rc = tw_vecsrc_sim_many(&s, rands, n, out); /* out zeroed on error */
 	tw_wipe(&s, sizeof(s));
 	if (rc == TW_OK)
 		atomic_fetch_add(&st->n_triplets, n);
-	else
-		tw_wipe(out, n * sizeof(*out));
 out:
 	return rc;
 }
