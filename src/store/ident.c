@@ -1311,7 +1311,6 @@ static void merge_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
 	struct ident_row row;
 	uint8_t b[ROW_MAX];
 	size_t n;
-
 	const uint8_t *old;
 
 	if (g == NULL) {
@@ -1334,14 +1333,13 @@ static void merge_fn(sqlite3_context *cx, int argc, sqlite3_value **v)
 static int write_group(struct tw_store *st, struct row_cursor *c)
 {
 	struct ident_group g = { st, c->e, c->ne, tab(st)->npruned };
-	sqlite3_stmt *q = st->id_q.merge;
+	bool tombs = true;
+	sqlite3_stmt *q;
 	int rc;
 
-	for (size_t i = 0; i < c->ne && q != st->id_q.merge_upd; i++)
-		if (!c->e[i]->tomb)
-			break;
-		else if (i + 1 == c->ne)
-			q = st->id_q.merge_upd; /* tombstones only: no new row */
+	for (size_t i = 0; i < c->ne; i++)
+		tombs &= c->e[i]->tomb;
+	q = tombs ? st->id_q.merge_upd : st->id_q.merge; /* tombstones only: no new row */
 	sqlite3_bind_int64(q, 1, c->key);
 	sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
 	rc = sqlite3_step(q);
