@@ -21,5 +21,12 @@ void *tw_table_alloc(size_t count, size_t size);
 /* Frees what tw_table_alloc(count, size) returned (NULL: nothing). The
  * contents are not wiped: a table holding secrets wipes them first. */
 void tw_table_free(void *p, size_t count, size_t size);
+/* Commits the whole of what tw_table_alloc(count, size) returned now
+ * (MADV_POPULATE_WRITE, or a write to each page where the kernel lacks
+ * it), so that no page fault, each a 2 MiB zeroing with huge pages, falls
+ * on the packet path later: for the tables every packet writes to in
+ * turn (the duplicate cache), which a long-running server fills whole
+ * anyway. The contents are unchanged. */
+void tw_table_populate(void *p, size_t count, size_t size);
 
 #endif

@@ -328,25 +328,27 @@ void tw_srv_sessions_stats(struct tw_srv_sessions *t,
  * kernel's SO_REUSEPORT hash sends one source address/port to one
  * socket), so no locks. Fixed memory: a ring of n compact entries and a
  * ring of n * TW_SRV_DUP_AVG_REPLY octets for the replies, each reused
- * oldest first (a reply whose octets were overwritten is a miss). */
-struct tw_srv_dup_entry {
-	uint32_t hnext;
-	uint32_t bucket;
+ * oldest first (a reply whose octets were overwritten is a miss), and an
+ * index of 2n or more slots, each holding an entry's number and part of
+ * its key's hash, so that a look-up reads an entry only when that part
+ * matches (open addressing, linear probing). */
+struct tw_srv_dup_entry {     /* 64 octets: one cache line */
+	uint32_t home;            /* internal: its first index slot */
 	uint8_t state;            /* internal: free, pending, done */
 	uint8_t id;
 	uint16_t port;
-	uint16_t reply_len;
 	uint64_t reply_off;       /* absolute offset in the reply ring */
 	uint64_t expires_ms;
 	struct tw_srv_addr addr;
 	uint8_t auth[16];
+	uint16_t reply_len;
 };
 
 struct tw_srv_dup {
 	struct tw_srv_dup_entry *e;
 	uint32_t n, next;         /* ring of entries, oldest reused first */
-	uint32_t *buckets;
-	uint32_t nbuckets;
+	uint64_t *slots;          /* index: hash bits | entry number + 1; 0 empty */
+	uint32_t nslots;          /* a power of two, at least 2n */
 	uint8_t *ring;            /* reply octets */
 	size_t ring_len;
 	uint64_t wpos;            /* absolute write position in ring */
@@ -367,18 +369,24 @@ TW_MUST_CHECK int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned exp
 				  const uint8_t seed[static 16]);
 void tw_srv_dup_free(struct tw_srv_dup *d);
 
-/* Looks up (and on a miss inserts as pending) the request. */
-enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
+/* The keyed hash of a request's key (SipHash-2-4 under the cache's
+ * random key), which the calls below take with it: made once per
+ * request. */
+uint64_t tw_srv_dup_hash(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
+			 uint16_t port, uint8_t id, const uint8_t auth[static 16]);
+
+/* Looks up (and on a miss inserts as pending) the request; h is
+ * tw_srv_dup_hash() of the same key. */
+enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 					 const struct tw_srv_addr *addr, uint16_t port,
 					 uint8_t id, const uint8_t auth[static 16],
 					 uint64_t now_ms, struct tw_srv_dup_entry **e);
 
-/* A hint, no effect on results: the k-th lookup from now will be of this
- * request; the cache lines it will touch (its bucket, and the bucket of
- * the entry it will reuse) are prefetched, so that a receive batch's
- * lookups overlap their cache misses. */
-void tw_srv_dup_prefetch(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
-			 uint16_t port, uint8_t id, const uint8_t auth[static 16], uint32_t k);
+/* A hint, no effect on results: the k-th lookup from now will be of the
+ * request whose hash is h; the cache lines it will touch (its index
+ * slots, the entry it will reuse and that entry's slots) are prefetched,
+ * so that a receive batch's lookups overlap their cache misses. */
+void tw_srv_dup_prefetch(const struct tw_srv_dup *d, uint64_t h, uint32_t k);
 
 /* The cached reply of an entry found with TW_SRV_DUP_REPLAY
  * (e->reply_len octets). */

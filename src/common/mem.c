@@ -52,6 +52,24 @@ void *tw_table_alloc(size_t count, size_t size)
 	return p;
 }
 
+void tw_table_populate(void *p, size_t count, size_t size)
+{
+	size_t len = map_len(count, size), page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (p == NULL || len == 0)
+		return;
+#ifdef MADV_POPULATE_WRITE
+	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
+		return;
+#endif
+	/* before Linux 5.14: each page's first octet written back */
+	for (size_t off = 0; off < len; off += page) {
+		volatile uint8_t *b = (volatile uint8_t *)p + off;
+
+		*b = *b;
+	}
+}
+
 void tw_table_free(void *p, size_t count, size_t size)
 {
 	if (p != NULL)

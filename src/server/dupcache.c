@@ -9,12 +9,22 @@
  * A duplicate of a request still being processed is discarded.
  *
  * Fixed memory: a ring of compact entries (the oldest is reused first)
- * with a hash index, and a ring of reply octets written at a growing
+ * with an index, and a ring of reply octets written at a growing
  * absolute position: a reply is intact while fewer than ring_len octets
  * were written after it, so old replies are invalidated lazily, without a
  * walk. An entry also expires --dup-expiry seconds after its reply. The
  * window a retransmission is caught in is thus min(expiry, n requests,
  * ring_len reply octets). One cache per worker thread: no locks.
+ *
+ * The index is open addressing with linear probing over at least 2n
+ * slots of 64 bits: an entry's number + 1 in the low IDX_BITS, the
+ * request's hash above them (whose low bits past IDX_BITS give the
+ * slot it starts from). A look-up compares those hash bits slot by slot
+ * and reads an entry only when they match, so a new request (nearly
+ * every one) costs the one or two cache lines of its slots, prefetched
+ * with the batch, and no walk through entries scattered over megabytes.
+ * Deletion shifts the following slots back (no tombstones), so a probe
+ * always ends at an empty slot after a short run.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,38 +36,46 @@
 #include "srv_hash.h"
 
 enum {
-	NIL = UINT32_MAX,
 	E_FREE = 0,
 	E_PENDING = 1,
 	E_DONE = 2,
+	IDX_BITS = 25, /* entry numbers + 1 up to 2^24 */
 };
+
+#define IDX_MASK ((UINT64_C(1) << IDX_BITS) - 1)
+
+_Static_assert(sizeof(struct tw_srv_dup_entry) == 64, "an entry is one cache line");
 
 int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 		    const uint8_t seed[static 16])
 {
-	uint32_t nb = 16;
+	uint32_t ns = 16;
 
 	memset(d, 0, sizeof(*d));
 	if (n < 16 || n > (1u << 24) || expiry_s == 0)
 		return TW_ERR_INVAL;
-	while (nb < 2 * n)
-		nb <<= 1;
+	while (ns < 2 * n)
+		ns <<= 1;
 	d->ring_len = (size_t)n * TW_SRV_DUP_AVG_REPLY;
 	if (d->ring_len < 4 * TW_SRV_DUP_REPLY_MAX)
 		d->ring_len = 4 * TW_SRV_DUP_REPLY_MAX;
-	/* calloc: the rings are touched only as they first go round */
 	d->e = tw_table_alloc(n, sizeof(*d->e));
 	d->ring = tw_table_alloc(d->ring_len, 1);
-	d->buckets = tw_table_alloc(nb, sizeof(*d->buckets));
-	if (d->e == NULL || d->ring == NULL || d->buckets == NULL) {
+	d->slots = tw_table_alloc(ns, sizeof(*d->slots)); /* zero: empty */
+	if (d->e == NULL || d->ring == NULL || d->slots == NULL) {
 		tw_table_free(d->e, n, sizeof(*d->e));
 		tw_table_free(d->ring, d->ring_len, 1);
-		tw_table_free(d->buckets, nb, sizeof(*d->buckets));
+		tw_table_free(d->slots, ns, sizeof(*d->slots));
 		memset(d, 0, sizeof(*d));
 		return TW_ERR_NOMEM;
 	}
-	memset(d->buckets, 0xff, (size_t)nb * sizeof(*d->buckets));
-	d->nbuckets = nb;
+	/* committed now: every entry and reply octet is written in turn as
+	 * the rings go round, and the slots at random; the first lap's page
+	 * faults (2 MiB zeroings) would fall on requests */
+	tw_table_populate(d->e, n, sizeof(*d->e));
+	tw_table_populate(d->ring, d->ring_len, 1);
+	tw_table_populate(d->slots, ns, sizeof(*d->slots));
+	d->nslots = ns;
 	d->n = n;
 	d->key[0] = tw_load_le64(seed);
 	d->key[1] = tw_load_le64(seed + 8);
@@ -69,12 +87,12 @@ void tw_srv_dup_free(struct tw_srv_dup *d)
 {
 	tw_table_free(d->e, d->n, sizeof(*d->e));
 	tw_table_free(d->ring, d->ring_len, 1);
-	tw_table_free(d->buckets, d->nbuckets, sizeof(*d->buckets));
+	tw_table_free(d->slots, d->nslots, sizeof(*d->slots));
 	memset(d, 0, sizeof(*d));
 }
 
-static uint32_t bucket_of(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
-			  uint16_t port, uint8_t id, const uint8_t auth[16])
+uint64_t tw_srv_dup_hash(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
+			 uint16_t port, uint8_t id, const uint8_t auth[static 16])
 {
 	uint8_t k[1 + 16 + 2 + 1 + 16];
 
@@ -83,20 +101,42 @@ static uint32_t bucket_of(const struct tw_srv_dup *d, const struct tw_srv_addr *
 	tw_store_be16(k + 17, port);
 	k[19] = id;
 	memcpy(k + 20, auth, 16);
-	return (uint32_t)tw_srv_siphash(d->key, k, sizeof(k)) & (d->nbuckets - 1);
+	return tw_srv_siphash(d->key, k, sizeof(k));
 }
 
+/* The slot a hash (or a slot's value, which keeps those bits) starts from. */
+static uint32_t home_of(const struct tw_srv_dup *d, uint64_t h)
+{
+	return (uint32_t)(h >> IDX_BITS) & (d->nslots - 1);
+}
+
+/* Takes entry i (in the index: state not free) out of the index. */
 static void unlink_entry(struct tw_srv_dup *d, uint32_t i)
 {
-	struct tw_srv_dup_entry *e = &d->e[i];
-	uint32_t *p = &d->buckets[e->bucket];
+	const uint32_t mask = d->nslots - 1;
+	uint32_t s = d->e[i].home, k;
 
-	while (*p != NIL && *p != i)
-		p = &d->e[*p].hnext;
-	if (*p == i)
-		*p = e->hnext;
-	e->hnext = NIL;
-	e->state = E_FREE;
+	for (k = 0; k < d->nslots && (d->slots[s] & IDX_MASK) != (uint64_t)i + 1; k++)
+		s = (s + 1) & mask;
+	d->e[i].state = E_FREE;
+	if (k == d->nslots)
+		return; /* not indexed (never: entries not free are) */
+	/* backward shift: a later slot of the run moves into the hole when
+	 * the hole is not before its home (cyclically), so that every
+	 * entry stays reachable from its home without an empty slot */
+	for (uint32_t j = s;;) {
+		uint64_t v;
+
+		j = (j + 1) & mask;
+		v = d->slots[j];
+		if (v == 0)
+			break;
+		if (((j - home_of(d, v)) & mask) >= ((j - s) & mask)) {
+			d->slots[s] = v;
+			s = j;
+		}
+	}
+	d->slots[s] = 0;
 }
 
 /* The reply octets are still in the ring (not overwritten since). */
@@ -105,16 +145,22 @@ static bool reply_intact(const struct tw_srv_dup *d, const struct tw_srv_dup_ent
 	return e->reply_off + d->ring_len >= d->wpos;
 }
 
-enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
+enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 					 const struct tw_srv_addr *addr, uint16_t port,
 					 uint8_t id, const uint8_t auth[static 16],
 					 uint64_t now_ms, struct tw_srv_dup_entry **out)
 {
-	uint32_t b = bucket_of(d, addr, port, id, auth), i;
+	const uint32_t mask = d->nslots - 1, home = home_of(d, h);
+	const uint64_t hb = h & ~IDX_MASK;
 	struct tw_srv_dup_entry *e;
+	uint32_t s, i;
+	uint64_t v;
 
-	for (i = d->buckets[b]; i != NIL; i = d->e[i].hnext) {
-		e = &d->e[i];
+	/* at most n of the 2n or more slots are used: the run ends */
+	for (s = home; (v = d->slots[s]) != 0; s = (s + 1) & mask) {
+		if ((v & ~IDX_MASK) != hb)
+			continue;
+		e = &d->e[(v & IDX_MASK) - 1];
 		if (e->id != id || e->port != port || !tw_srv_addr_eq(&e->addr, addr) ||
 		    memcmp(e->auth, auth, 16) != 0)
 			continue;
@@ -127,7 +173,7 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
 			return TW_SRV_DUP_REPLAY;
 		}
 		/* expired or overwritten: the same key is a new request now */
-		unlink_entry(d, i);
+		unlink_entry(d, (uint32_t)(v & IDX_MASK) - 1);
 		break;
 	}
 	/* the oldest entry of the ring is reused, never one still waiting for
@@ -154,24 +200,25 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d,
 	e->reply_len = 0;
 	e->reply_off = 0;
 	e->expires_ms = 0;
-	e->bucket = b;
-	e->hnext = d->buckets[b];
-	d->buckets[b] = i;
+	e->home = home;
+	for (s = home; d->slots[s] != 0; s = (s + 1) & mask)
+		;
+	d->slots[s] = hb | ((uint64_t)i + 1);
 	*out = e;
 	return TW_SRV_DUP_NEW;
 }
 
-void tw_srv_dup_prefetch(const struct tw_srv_dup *d, const struct tw_srv_addr *addr,
-			 uint16_t port, uint8_t id, const uint8_t auth[static 16], uint32_t k)
+void tw_srv_dup_prefetch(const struct tw_srv_dup *d, uint64_t h, uint32_t k)
 {
 	const struct tw_srv_dup_entry *r;
 
 	if (d->n == 0)
 		return;
-	__builtin_prefetch(&d->buckets[bucket_of(d, addr, port, id, auth)], 0, 3);
+	__builtin_prefetch(&d->slots[home_of(d, h)], 1, 3);
 	r = &d->e[(d->next + k) % d->n]; /* reused unless pending: then a later one */
+	__builtin_prefetch(r, 1, 3);
 	if (r->state != E_FREE)
-		__builtin_prefetch(&d->buckets[r->bucket], 1, 3);
+		__builtin_prefetch(&d->slots[r->home], 1, 3);
 }
 
 const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e)

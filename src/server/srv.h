@@ -123,19 +123,23 @@ struct tw_srv_worker {
 	/*
 	 * The Message-Authenticators of a receive batch checked at once
 	 * before the requests are handled (tw_radius_verify_requests_ctx):
-	 * vpkt/vjob per datagram; pre_rc is the verdict of the one being
-	 * handled when pre_set.
+	 * vpkt/vjob per datagram (vhash: its duplicate-cache hash, made
+	 * once); pre_rc is the verdict of the one being handled when
+	 * pre_set.
 	 */
 	struct tw_radius_pkt vpkt[TW_SRV_BATCH];
 	struct tw_radius_verify_job vjob[TW_SRV_BATCH];
 	const struct tw_srv_client *vclient[TW_SRV_BATCH];
+	uint64_t vhash[TW_SRV_BATCH];
 	int vidx[TW_SRV_BATCH];       /* datagram -> vjob, -1: none */
 	/* the datagram being handled was found, decoded and checked by the
-	 * batch (pre_rc, its client, its packet): else tw_srv_handle does it */
+	 * batch (pre_rc, its client, its packet, its hash): else
+	 * tw_srv_handle does it */
 	bool pre_set;
 	int pre_rc;
 	const struct tw_srv_client *pre_client;
 	const struct tw_radius_pkt *pre_pkt;
+	uint64_t pre_hash;
 	/* the batch's parked EAP-AKA' steps (park_ok: the worker loop,
 	 * which builds them; parked_now: the request just handled was) */
 	bool park_ok, parked_now;

@@ -790,8 +790,11 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	if (r.p->n_eap == 0)
 		return access_request(&r);
 
-	switch (tw_srv_dup_lookup(&w->dup, &r.addr, port, r.p->id, r.p->authenticator,
-				  now_ms, &e)) {
+	switch (tw_srv_dup_lookup(&w->dup,
+				  have_pre ? w->pre_hash
+					   : tw_srv_dup_hash(&w->dup, &r.addr, port, r.p->id,
+							     r.p->authenticator),
+				  &r.addr, port, r.p->id, r.p->authenticator, now_ms, &e)) {
 	case TW_SRV_DUP_REPLAY:
 		count(&r, TW_C_DUPLICATES);
 		memcpy(reply, tw_srv_dup_reply(&w->dup, e), e->reply_len);
@@ -843,8 +846,9 @@ static void verify_batch(struct tw_srv_worker *w)
 		    (c = tw_srv_clients_find(w->clients, &a)) == NULL ||
 		    tw_radius_decode(&w->vpkt[nv], d->p, d->len) != TW_OK)
 			continue;
-		tw_srv_dup_prefetch(&w->dup, &a, port, w->vpkt[nv].id, w->vpkt[nv].authenticator,
-				    (uint32_t)nv);
+		w->vhash[nv] = tw_srv_dup_hash(&w->dup, &a, port, w->vpkt[nv].id,
+					       w->vpkt[nv].authenticator);
+		tw_srv_dup_prefetch(&w->dup, w->vhash[nv], (uint32_t)nv);
 		w->vjob[nv].p = &w->vpkt[nv];
 		w->vjob[nv].s = &c->key;
 		w->vclient[nv] = c;
@@ -1104,6 +1108,7 @@ static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
 			w->pre_rc = w->vjob[w->vidx[i]].rc;
 			w->pre_client = w->vclient[w->vidx[i]];
 			w->pre_pkt = &w->vpkt[w->vidx[i]];
+			w->pre_hash = w->vhash[w->vidx[i]];
 		}
 		if (d->bad) {
 			w->pre_set = false;

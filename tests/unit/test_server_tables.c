@@ -357,6 +357,49 @@ static void test_sessions_sweep_bounded(void)
 	tw_srv_sessions_free(&t);
 }
 
+/* a look-up with its hash made here */
+static enum tw_srv_dup_result dl(struct tw_srv_dup *d, const struct tw_srv_addr *a, uint16_t port,
+				 uint8_t id, const uint8_t auth[16], uint64_t now,
+				 struct tw_srv_dup_entry **e)
+{
+	return tw_srv_dup_lookup(d, tw_srv_dup_hash(d, a, port, id, auth), a, port, id, auth, now,
+				 e);
+}
+
+/*
+ * The index after any sequence of operations: every slot in use names an
+ * entry in use whose hash bits it holds, every entry in use is named by
+ * exactly one slot reachable from its home without an empty slot
+ * between, and a free entry by none.
+ */
+static bool dup_index_sound(const struct tw_srv_dup *d)
+{
+	const uint64_t idx_mask = (UINT64_C(1) << 25) - 1;
+	const uint32_t mask = d->nslots - 1;
+	uint32_t used = 0, live = 0;
+
+	for (uint32_t s = 0; s < d->nslots; s++) {
+		uint64_t v = d->slots[s];
+		const struct tw_srv_dup_entry *e;
+
+		if (v == 0)
+			continue;
+		used++;
+		if ((v & idx_mask) == 0 || (v & idx_mask) > d->n)
+			return false;
+		e = &d->e[(v & idx_mask) - 1];
+		if (e->state == 0 || e->home != ((uint32_t)(v >> 25) & mask) ||
+		    v >> 25 != tw_srv_dup_hash(d, &e->addr, e->port, e->id, e->auth) >> 25)
+			return false;
+		for (uint32_t t = e->home; t != s; t = (t + 1) & mask)
+			if (d->slots[t] == 0)
+				return false;
+	}
+	for (uint32_t i = 0; i < d->n; i++)
+		live += d->e[i].state != 0;
+	return used == live;
+}
+
 static void test_dup(void)
 {
 	static struct tw_srv_dup d;
@@ -376,32 +419,32 @@ static void test_dup(void)
 	CHECK_ERR(tw_srv_dup_init(&d, 8, 10, seed), TW_ERR_INVAL);
 	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
 
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 0, &e) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth, 0, &e) == TW_SRV_DUP_NEW);
 	/* a retransmission while the first is processed: dropped */
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 1, &e2) == TW_SRV_DUP_PENDING);
+	CHECK(dl(&d, &a, 1000, 7, auth, 1, &e2) == TW_SRV_DUP_PENDING);
 	tw_srv_dup_done(&d, e, reply, sizeof(reply), 2);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 3, &e2) == TW_SRV_DUP_REPLAY);
+	CHECK(dl(&d, &a, 1000, 7, auth, 3, &e2) == TW_SRV_DUP_REPLAY);
 	CHECK(e2->reply_len == sizeof(reply) &&
 	      memcmp(tw_srv_dup_reply(&d, e2), reply, sizeof(reply)) == 0);
 	/* any field of the key different: a new request */
-	CHECK(tw_srv_dup_lookup(&d, &b, 1000, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &b, 1000, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_forget(&d, e2);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1001, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1001, 7, auth, 4, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_forget(&d, e2);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 8, auth, 4, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 8, auth, 4, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_forget(&d, e2);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 4, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth2, 4, &e2) == TW_SRV_DUP_NEW);
 	/* forgotten (no reply was sent): the next copy is processed again */
 	tw_srv_dup_forget(&d, e2);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 5, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth2, 5, &e2) == TW_SRV_DUP_NEW);
 	/* a reply too long for the cache is not kept */
 	memset(big, 1, sizeof(big));
 	tw_srv_dup_done(&d, e2, big, TW_SRV_DUP_REPLY_MAX + 1, 6);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth2, 7, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth2, 7, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_forget(&d, e2);
 	/* expiry: 10 s after the reply */
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10001, &e2) == TW_SRV_DUP_REPLAY);
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10002, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth, 10001, &e2) == TW_SRV_DUP_REPLAY);
+	CHECK(dl(&d, &a, 1000, 7, auth, 10002, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_done(&d, e2, reply, 10, 10002);
 	/* the ring: 16 newer requests push the oldest out (each lookup
 	 * announced first, as a receive batch does: a hint, results the same;
@@ -411,18 +454,18 @@ static void test_dup(void)
 
 		memset(x, 0, 16);
 		tw_store_be32(x, i + 100);
-		tw_srv_dup_prefetch(&d, &b, 2000, (uint8_t)i, x, i * 1000003u);
-		CHECK(tw_srv_dup_lookup(&d, &b, 2000, (uint8_t)i, x, 10003, &e2) == TW_SRV_DUP_NEW);
+		tw_srv_dup_prefetch(&d, tw_srv_dup_hash(&d, &b, 2000, (uint8_t)i, x), i * 1000003u);
+		CHECK(dl(&d, &b, 2000, (uint8_t)i, x, 10003, &e2) == TW_SRV_DUP_NEW);
 		tw_srv_dup_done(&d, e2, reply, 20, 10003);
 	}
-	CHECK(tw_srv_dup_lookup(&d, &a, 1000, 7, auth, 10004, &e2) == TW_SRV_DUP_NEW);
+	CHECK(dl(&d, &a, 1000, 7, auth, 10004, &e2) == TW_SRV_DUP_NEW);
 	tw_srv_dup_forget(&d, e2);
 	{
 		uint8_t x[16];
 
 		memset(x, 0, 16);
 		tw_store_be32(x, 115);
-		CHECK(tw_srv_dup_lookup(&d, &b, 2000, 15, x, 10005, &e2) == TW_SRV_DUP_REPLAY);
+		CHECK(dl(&d, &b, 2000, 15, x, 10005, &e2) == TW_SRV_DUP_REPLAY);
 		CHECK(e2->reply_len == 20);
 	}
 	tw_srv_dup_free(&d);
@@ -442,7 +485,7 @@ static void test_dup(void)
 			rep[i][0] = (uint8_t)i;
 			memset(x, 0, 16);
 			x[0] = (uint8_t)i;
-			CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 1, &e2) == TW_SRV_DUP_NEW);
+			CHECK(dl(&d, &a, 3000, 1, x, 1, &e2) == TW_SRV_DUP_NEW);
 			tw_srv_dup_done(&d, e2, rep[i], sizeof(rep[i]), 1);
 		}
 		/* 5 * 3000 = 15000 octets fit; the 6th does not fit in the
@@ -451,10 +494,10 @@ static void test_dup(void)
 			memset(x, 0, 16);
 			x[0] = (uint8_t)i;
 			if (i < 1) {
-				CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 2, &e2) == TW_SRV_DUP_NEW);
+				CHECK(dl(&d, &a, 3000, 1, x, 2, &e2) == TW_SRV_DUP_NEW);
 				tw_srv_dup_forget(&d, e2);
 			} else {
-				CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 2, &e2) ==
+				CHECK(dl(&d, &a, 3000, 1, x, 2, &e2) ==
 				      TW_SRV_DUP_REPLAY);
 				CHECK(e2->reply_len == 3000 &&
 				      memcmp(tw_srv_dup_reply(&d, e2), rep[i], 3000) == 0);
@@ -462,9 +505,9 @@ static void test_dup(void)
 		}
 		/* a reply longer than any RADIUS packet is not kept */
 		memset(x, 0xee, 16);
-		CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 3, &e2) == TW_SRV_DUP_NEW);
+		CHECK(dl(&d, &a, 3000, 1, x, 3, &e2) == TW_SRV_DUP_NEW);
 		tw_srv_dup_done(&d, e2, big, TW_SRV_DUP_REPLY_MAX + 1, 3);
-		CHECK(tw_srv_dup_lookup(&d, &a, 3000, 1, x, 4, &e2) == TW_SRV_DUP_NEW);
+		CHECK(dl(&d, &a, 3000, 1, x, 4, &e2) == TW_SRV_DUP_NEW);
 		tw_srv_dup_forget(&d, e2);
 	}
 	tw_srv_dup_free(&d);
@@ -482,7 +525,7 @@ static void test_dup(void)
 		for (unsigned i = 0; i < 20; i++) {
 			memset(x, 0, 16);
 			x[0] = (uint8_t)i;
-			CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 1, &pe[i]) ==
+			CHECK(dl(&d, &a, 4000, (uint8_t)i, x, 1, &pe[i]) ==
 			      TW_SRV_DUP_NEW);
 			CHECK(i < 16 ? pe[i] != NULL : pe[i] == NULL);
 		}
@@ -494,18 +537,149 @@ static void test_dup(void)
 			memset(x, 0, 16);
 			x[0] = (uint8_t)i;
 			if (i < 16) {
-				CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
+				CHECK(dl(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
 				      TW_SRV_DUP_REPLAY);
 				CHECK(e2->reply_len == 40 &&
 				      memcmp(tw_srv_dup_reply(&d, e2), rep[i], 40) == 0);
 			} else {
-				CHECK(tw_srv_dup_lookup(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
+				CHECK(dl(&d, &a, 4000, (uint8_t)i, x, 3, &e2) ==
 				      TW_SRV_DUP_NEW);
 				tw_srv_dup_forget(&d, e2);
 			}
 		}
 		tw_srv_dup_forget(&d, NULL);
 	}
+	tw_srv_dup_free(&d);
+}
+
+/*
+ * The cache against a plain model of its rules (a ring of 16 entries
+ * scanned linearly, the reply ring's positions computed the same way):
+ * 60,000 random look-ups, replies and forgets over 24 keys, with time
+ * moving on, replies of up to 3000 octets (so the reply ring laps and
+ * overwrites) and at times more requests pending than entries. The index
+ * (32 slots for 16 entries: long runs, many backward shifts) is checked
+ * after every step.
+ */
+static void test_dup_model(void)
+{
+	static struct tw_srv_dup d;
+	static uint8_t rep[3000];
+	struct m_entry {
+		int state; /* 0 free, 1 pending, 2 done */
+		uint16_t port;
+		uint8_t id, a0, fill;
+		uint64_t off, expires;
+		size_t len;
+		struct tw_srv_dup_entry *e;
+	} m[16];
+	struct tw_srv_addr a = { 4, { 192, 0, 2, 1 } };
+	uint32_t mnext = 0, x = 12345;
+	uint64_t now = 0, wpos = 0;
+	int pend[32], npend = 0;
+	unsigned bad = 0, replays = 0, pendings = 0, uncached = 0;
+
+	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
+	CHECK(d.nslots == 32);
+	memset(m, 0, sizeof(m));
+	for (unsigned op = 0; op < 60000 && bad == 0; op++) {
+		unsigned r;
+
+		x = x * 1103515245u + 12345u;
+		r = x >> 8;
+		now += r % 700;
+		/* one stretch in ten has look-ups only: more pending than
+		 * entries */
+		if (r % 2 == 0 || npend == 0 || (op / 1000) % 10 == 9) {
+			/* a look-up */
+			uint16_t port = (uint16_t)(1 + (r >> 4) % 2);
+			uint8_t id = (uint8_t)((r >> 6) % 4), auth[16];
+			int found = -1;
+			enum tw_srv_dup_result want, got;
+			struct tw_srv_dup_entry *e = NULL;
+
+			memset(auth, 0x5a, 16);
+			auth[0] = (uint8_t)((r >> 9) % 3);
+			for (int i = 0; i < 16; i++)
+				if (m[i].state != 0 && m[i].port == port && m[i].id == id &&
+				    m[i].a0 == auth[0])
+					found = i;
+			want = TW_SRV_DUP_NEW;
+			if (found >= 0 && m[found].state == 1)
+				want = TW_SRV_DUP_PENDING;
+			else if (found >= 0 && now < m[found].expires &&
+				 m[found].off + d.ring_len >= wpos)
+				want = TW_SRV_DUP_REPLAY;
+			else if (found >= 0)
+				m[found].state = 0;
+			got = dl(&d, &a, port, id, auth, now, &e);
+			if (got != want) {
+				fprintf(stderr, "op %u: result %d, model %d\n", op, got, want);
+				bad++;
+			} else if (got == TW_SRV_DUP_PENDING) {
+				pendings++;
+				bad += e != m[found].e;
+			} else if (got == TW_SRV_DUP_REPLAY) {
+				replays++;
+				memset(rep, m[found].fill, m[found].len);
+				bad += e != m[found].e || e->reply_len != m[found].len ||
+				       memcmp(tw_srv_dup_reply(&d, e), rep, m[found].len) != 0;
+			} else {
+				int i = -1;
+
+				for (int k = 0; k < 16; k++) {
+					uint32_t j = mnext;
+
+					mnext = (mnext + 1) % 16;
+					if (m[j].state != 1) {
+						i = (int)j;
+						break;
+					}
+				}
+				if (i < 0) {
+					uncached++;
+					bad += e != NULL;
+				} else {
+					m[i] = (struct m_entry){ .state = 1, .port = port, .id = id,
+								 .a0 = auth[0], .e = e };
+					bad += e != &d.e[i];
+					pend[npend++] = i;
+				}
+			}
+		} else {
+			/* a reply to, or no reply for, a pending request */
+			int k = (int)((r >> 4) % (unsigned)npend), i = pend[k];
+			size_t len = 1 + (r >> 10) % 3000;
+
+			pend[k] = pend[--npend];
+			if ((r >> 23) % 5 == 0) {
+				tw_srv_dup_forget(&d, m[i].e);
+				m[i].state = 0;
+			} else {
+				size_t pos = wpos % d.ring_len;
+
+				m[i].fill = (uint8_t)op;
+				memset(rep, m[i].fill, len);
+				tw_srv_dup_done(&d, m[i].e, rep, len, now);
+				if (pos + len > d.ring_len)
+					wpos += d.ring_len - pos;
+				m[i].off = wpos;
+				m[i].len = len;
+				wpos += len;
+				m[i].expires = now + 10000;
+				m[i].state = 2;
+			}
+		}
+		if (!dup_index_sound(&d)) {
+			fprintf(stderr, "op %u: index unsound\n", op);
+			bad++;
+		}
+	}
+	CHECK(bad == 0);
+	/* every rule was reached, many times */
+	CHECK(replays > 1000 && pendings > 1000 && uncached > 10);
+	if (bad != 0 || replays <= 1000 || pendings <= 1000 || uncached <= 10)
+		fprintf(stderr, "replays %u pendings %u uncached %u\n", replays, pendings, uncached);
 	tw_srv_dup_free(&d);
 }
 
@@ -518,4 +692,5 @@ void test_main(void)
 	test_sessions_client_binding();
 	test_sessions_sweep_bounded();
 	test_dup();
+	test_dup_model();
 }
