@@ -9,19 +9,35 @@
 
 /* RFC 7542 §2.2: utf8-atext = ALPHA / DIGIT / "!" / "#" / "$" / "%" / "&" /
  * "'" / "*" / "+" / "-" / "/" / "=" / "?" / "^" / "_" / "`" / "{" / "|" /
- * "}" / "~" / UTF8-xtra-char. */
+ * "}" / "~" / UTF8-xtra-char; §2.2 realm labels: ALPHA / DIGIT / "-" /
+ * UTF8-xtra-char (ldh). One table lookup per octet (a NAI is parsed for
+ * each EAP identity twagd sees). */
+enum { C_ATEXT = 1, C_LDH = 2 };
+
+#define C_ALNUM(c)                                                                     \
+	(((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') ||                  \
+	 ((c) >= '0' && (c) <= '9') || (c) >= 0x80)
+#define C_SPECIAL(c)                                                                   \
+	((c) == '!' || (c) == '#' || (c) == '$' || (c) == '%' || (c) == '&' ||          \
+	 (c) == '\'' || (c) == '*' || (c) == '+' || (c) == '/' || (c) == '=' ||        \
+	 (c) == '?' || (c) == '^' || (c) == '_' || (c) == '`' || (c) == '{' ||          \
+	 (c) == '|' || (c) == '}' || (c) == '~')
+#define C_OF(c)                                                                        \
+	(C_ALNUM(c) || (c) == '-' ? C_ATEXT | C_LDH : C_SPECIAL(c) ? C_ATEXT : 0)
+#define C_4(c) C_OF(c), C_OF((c) + 1), C_OF((c) + 2), C_OF((c) + 3)
+#define C_16(c) C_4(c), C_4((c) + 4), C_4((c) + 8), C_4((c) + 12)
+#define C_64(c) C_16(c), C_16((c) + 16), C_16((c) + 32), C_16((c) + 48)
+
+static const uint8_t nai_class[256] = { C_64(0), C_64(64), C_64(128), C_64(192) };
+
 static int is_atext(uint8_t c)
 {
-	if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	    (c >= '0' && c <= '9') || c >= 0x80)
-		return 1;
-	return c != 0 && strchr("!#$%&'*+-/=?^_`{|}~", c) != NULL;
+	return nai_class[c] & C_ATEXT;
 }
 
 static int is_ldh(uint8_t c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-	       (c >= '0' && c <= '9') || c == '-' || c >= 0x80;
+	return nai_class[c] & C_LDH;
 }
 
 /* utf8-username = dot-string: atext runs separated by single dots. An empty

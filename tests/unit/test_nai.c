@@ -1,5 +1,7 @@
 /* Tests of NAI parsing (RFC 7542), the EAP-SIM/AKA/AKA' leading digits
  * (RFC 4186, RFC 4187, TS 23.003 §19.3) and IMSI masking. */
+#include <stdio.h>
+
 #include "tw_test.h"
 #include "twag/eap.h"
 #include "twag/nai.h"
@@ -112,8 +114,50 @@ static void test_mask(void)
 	CHECK_ERR(tw_nai_mask_imsi(out, 15, "001010123456789", 15), TW_ERR_OVERFLOW);
 }
 
+/*
+ * Every octet in a one-octet username ("X@a.b") and in a realm label
+ * ("u@aXa"), against RFC 7542 §2.2's classes written out here:
+ * utf8-atext = ALPHA / DIGIT / "!" / "#" / "$" / "%" / "&" / "'" / "*" /
+ * "+" / "-" / "/" / "=" / "?" / "^" / "_" / "`" / "{" / "|" / "}" / "~" /
+ * UTF8-xtra-char (here: any octet >= 0x80); a realm label's inside is
+ * ALPHA / DIGIT / "-" / UTF8-xtra-char ("." separates labels, and "@" in
+ * a realm is not allowed).
+ */
+static void test_octet_classes(void)
+{
+	unsigned bad = 0;
+
+	for (unsigned c = 0; c < 256; c++) {
+		bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c >= 0x80;
+		bool atext = alnum || (c != 0 && strchr("!#$%&'*+-/=?^_`{|}~", (int)c) != NULL);
+		bool ldh = alnum || c == '-';
+		uint8_t user[5] = { (uint8_t)c, '@', 'a', '.', 'b' };
+		uint8_t realm[5] = { 'u', '@', 'a', (uint8_t)c, 'a' };
+		struct tw_nai n;
+		int ru = tw_nai_parse(&n, user, sizeof(user));
+		int rr = tw_nai_parse(&n, realm, sizeof(realm));
+
+		/* "@": the username is empty and the realm "@a.b" is bad;
+		 * ".": a username of one dot is bad, a realm "a.a" is good;
+		 * "!": decoration (§3.3.2) with an empty home realm, bad */
+		if (c == '@' || c == '!')
+			bad += ru == TW_OK || rr == TW_OK;
+		else if (c == '.')
+			bad += ru == TW_OK || rr != TW_OK;
+		else
+			bad += (ru == TW_OK) != atext || (rr == TW_OK) != ldh;
+		if (bad != 0) {
+			fprintf(stderr, "octet 0x%02x: username %d realm %d\n", c, ru, rr);
+			break;
+		}
+	}
+	CHECK(bad == 0);
+}
+
 void test_main(void)
 {
+	test_octet_classes();
 	test_parse();
 	test_mask();
 }
