@@ -88,32 +88,37 @@ static inline void tw_mb_run(void *jobs, size_t n, struct tw_mb_view (*view)(voi
 	const uint8_t *p[TW_MB_LANES];
 	struct tw_mb_lane lanes[TW_MB_LANES];
 	size_t next = 0;
-	unsigned active = 0;
+	uint32_t busy = 0; /* bit j: lane j has a job */
 
 	memset(st, 0, sizeof(st));
 	for (unsigned j = 0; j < TW_MB_LANES; j++) {
 		tw_mb_lane_take(&lanes[j], st, words, j, jobs, n, &next, view);
-		active += lanes[j].busy;
+		p[j] = lanes[j].busy ? lanes[j].p : tw_mb_idle_block;
+		busy |= (uint32_t)lanes[j].busy << j;
 	}
-	while (active > 0) {
-		for (unsigned j = 0; j < TW_MB_LANES; j++)
-			p[j] = lanes[j].busy ? lanes[j].p : tw_mb_idle_block;
+	/* p[j] is lane j's next block, kept up to date as lanes advance;
+	 * only the busy lanes are visited */
+	while (busy != 0) {
 		kernel(st, p);
-		for (unsigned j = 0; j < TW_MB_LANES; j++) {
+		for (uint32_t m = busy; m != 0; m &= m - 1) {
+			unsigned j = (unsigned)__builtin_ctz(m);
 			struct tw_mb_lane *l = &lanes[j];
 
-			if (!l->busy)
-				continue;
 			l->p += 64;
-			if (--l->left > 0)
-				continue;
-			l->seg++;
-			if (tw_mb_lane_seg(l))
-				continue;
-			for (unsigned w = 0; w < words; w++)
-				l->v.h[w] = st[w][j];
-			tw_mb_lane_take(l, st, words, j, jobs, n, &next, view);
-			active -= !l->busy;
+			if (--l->left == 0) {
+				l->seg++;
+				if (!tw_mb_lane_seg(l)) {
+					for (unsigned w = 0; w < words; w++)
+						l->v.h[w] = st[w][j];
+					tw_mb_lane_take(l, st, words, j, jobs, n, &next, view);
+					if (!l->busy) {
+						busy &= ~(1u << j);
+						p[j] = tw_mb_idle_block;
+						continue;
+					}
+				}
+			}
+			p[j] = l->p;
 		}
 	}
 	tw_wipe(st, sizeof(st)); /* keyed HMAC states pass through here */

@@ -56,18 +56,38 @@ M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const
 	__m512i a = _mm512_loadu_si512(st[0]), b = _mm512_loadu_si512(st[1]);
 	__m512i c = _mm512_loadu_si512(st[2]), d = _mm512_loadu_si512(st[3]);
 	__m512i a0 = a, b0 = b, c0 = c, d0 = d;
-	__m512i plo = _mm512_loadu_si512((const void *)p);
-	__m512i phi = _mm512_loadu_si512((const void *)(p + 8));
-	__m512i x[16];
+	__m512i x[16], t[16];
 
-	/* X[k] of all lanes (§2: little-endian words): lane j's word k is
-	 * the 4 octets at p[j] + 4k, gathered by 64-bit address */
-	for (int k = 0; k < 16; k++) {
-		__m512i off = _mm512_set1_epi64(4 * k);
-		__m256i lo = _mm512_i64gather_epi32(_mm512_add_epi64(plo, off), NULL, 1);
-		__m256i hi = _mm512_i64gather_epi32(_mm512_add_epi64(phi, off), NULL, 1);
-
-		x[k] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+	/*
+	 * X[k] of all lanes (§2: little-endian words): row j = lane j's block
+	 * loaded whole, then the 16x16 matrix of words transposed, so that
+	 * x[k] holds word k of every lane: 32-bit then 64-bit interleaves
+	 * within 128-bit lanes, then two exchanges of 128-bit lanes (64
+	 * shuffles against 32 eight-word gathers).
+	 */
+	for (int j = 0; j < 16; j++)
+		x[j] = _mm512_loadu_si512((const void *)p[j]);
+	for (int j = 0; j < 16; j += 2) {
+		t[j] = _mm512_unpacklo_epi32(x[j], x[j + 1]);
+		t[j + 1] = _mm512_unpackhi_epi32(x[j], x[j + 1]);
+	}
+	for (int j = 0; j < 16; j += 4) {
+		x[j] = _mm512_unpacklo_epi64(t[j], t[j + 2]);
+		x[j + 1] = _mm512_unpackhi_epi64(t[j], t[j + 2]);
+		x[j + 2] = _mm512_unpacklo_epi64(t[j + 1], t[j + 3]);
+		x[j + 3] = _mm512_unpackhi_epi64(t[j + 1], t[j + 3]);
+	}
+	for (int j = 0; j < 4; j++) {
+		t[j] = _mm512_shuffle_i32x4(x[j], x[j + 4], 0x88);
+		t[j + 4] = _mm512_shuffle_i32x4(x[j], x[j + 4], 0xdd);
+		t[j + 8] = _mm512_shuffle_i32x4(x[j + 8], x[j + 12], 0x88);
+		t[j + 12] = _mm512_shuffle_i32x4(x[j + 8], x[j + 12], 0xdd);
+	}
+	for (int j = 0; j < 4; j++) {
+		x[j] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0x88);
+		x[j + 8] = _mm512_shuffle_i32x4(t[j], t[j + 8], 0xdd);
+		x[j + 4] = _mm512_shuffle_i32x4(t[j + 4], t[j + 12], 0x88);
+		x[j + 12] = _mm512_shuffle_i32x4(t[j + 4], t[j + 12], 0xdd);
 	}
 	/* §3.4 round 1: X[i] */
 	MB_4(0xca, 0, 0, 1, 2, 3, 7, 12, 17, 22);
@@ -96,6 +116,7 @@ M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const
 	/* the message words (a secret, in a Response Authenticator's last
 	 * block) may have been spilled to the stack */
 	tw_wipe(x, sizeof(x));
+	tw_wipe(t, sizeof(t));
 }
 
 static struct tw_mb_view md5_view(void *jobs, size_t i)
