@@ -378,30 +378,33 @@ out:
 
 void tw_fips186_2_prf(uint8_t *out, size_t out_len, const uint8_t xkey_in[static 20])
 {
-	uint8_t xkey[20], blk[64], w[20];
-	uint32_t h[5];
+	uint8_t blk[64], w[20];
+	uint32_t xkey[5], h[5]; /* 160-bit numbers, most significant word first */
 
-	memcpy(xkey, xkey_in, 20);
+	for (int i = 0; i < 5; i++)
+		xkey[i] = tw_load_be32(xkey_in + 4 * i);
 	memset(blk, 0, sizeof(blk));
 	while (out_len != 0) {
 		size_t take = out_len < 20 ? out_len : 20;
+		uint64_t carry = 1;
 
 		/* RFC 4186 App. B: XSEED_j = 0, so XVAL = XKEY; w_i = G(t, XVAL),
 		 * the SHA-1 compression of XVAL zero-padded to 512 bits (no
 		 * SHA-1 length padding), t = the SHA-1 initial value. */
-		memcpy(blk, xkey, 20);
+		for (int i = 0; i < 5; i++)
+			tw_store_be32(blk + 4 * i, xkey[i]);
 		memcpy(h, tw_sha1_iv, sizeof(h));
 		tw_sha1_blocks(h, blk, 1);
-		for (int i = 0; i < 5; i++)
-			tw_store_be32(w + 4 * i, h[i]);
-		/* XKEY = (1 + XKEY + w_i) mod 2^160, big-endian */
-		unsigned carry = 1;
-		for (int i = 19; i >= 0; i--) {
-			carry += (unsigned)xkey[i] + w[i];
-			xkey[i] = (uint8_t)carry;
-			carry >>= 8;
+		/* XKEY = (1 + XKEY + w_i) mod 2^160, word by word from the
+		 * least significant */
+		for (int i = 4; i >= 0; i--) {
+			carry += (uint64_t)xkey[i] + h[i];
+			xkey[i] = (uint32_t)carry;
+			carry >>= 32;
 		}
 		/* x_j = w_0 | w_1: consecutive w_i are the output stream */
+		for (int i = 0; i < 5; i++)
+			tw_store_be32(w + 4 * i, h[i]);
 		memcpy(out, w, take);
 		out += take;
 		out_len -= take;
