@@ -1383,8 +1383,8 @@ static int write_ent(struct tw_store *st, struct row_cursor *c, const struct ide
  * rows were looked at; a full batch makes the next round go on (bounded
  * work per round, a pass over all rows per sweep period and as many
  * rounds as it takes: about a millisecond per 1024 rows). A sweep that
- * fails leaves the cursor where it was (a later failure of the round's
- * commit does not: those rows wait for the next pass).
+ * fails leaves the cursor where it was, and so does the round when its
+ * commit fails (flush_round).
  */
 static int sweep(struct tw_store *st, int64_t now, int *n)
 {
@@ -1599,7 +1599,7 @@ static int yield_room(struct tw_store *st, int32_t next, uint32_t *n)
 static int flush_round(struct tw_store *st, bool partial)
 {
 	struct ident_table *t = tab(st);
-	int64_t now = wall_us(), t0, key;
+	int64_t now = wall_us(), t0, key, sweep_from = 0;
 	uint64_t upto, ns;
 	uint32_t n = 0, k = 0, kp = 0;
 	int32_t stop = -1;
@@ -1655,12 +1655,17 @@ static int flush_round(struct tw_store *st, bool partial)
 		key = next_key;
 	}
 	tw_wipe(&cur, sizeof(cur));
-	if (rc == TW_OK && do_sweep)
+	if (rc == TW_OK && do_sweep) {
+		sweep_from = t->sweep_after; /* under db_lock, as sweep() moves it */
 		rc = sweep(st, now, &swept);
-	if (rc == TW_OK)
+	}
+	if (rc == TW_OK) {
 		rc = store_commit(st);
-	else if (locked)
+		if (rc != TW_OK && do_sweep)
+			t->sweep_after = sweep_from; /* rolled back: the same rows next time */
+	} else if (locked) {
 		store_rollback(st);
+	}
 	if (locked) {
 		end_tx(st);
 		pthread_mutex_unlock(&st->db_lock);
