@@ -18,7 +18,7 @@
 #
 # Environment: N_AUTH (50000), N_WARM (12000: uncounted EAP-SIM
 # authentications before each measured run), N_SUBS (2000), N_AKA_SUBS (20000),
-# LOAD_TIME (8), ROUNDS (3: interleaved rounds of the EAP-SIM rows),
+# LOAD_TIME (8), ROUNDS (5: interleaved rounds of the EAP-SIM rows),
 # OUT (bench/GATEWAY.md).
 set -u
 build=${1:-build}
@@ -29,7 +29,7 @@ N_WARM=${N_WARM:-12000}
 N_SUBS=${N_SUBS:-2000}
 N_AKA_SUBS=${N_AKA_SUBS:-20000}
 LOAD_TIME=${LOAD_TIME:-8}
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 OUT=${OUT:-bench/GATEWAY.md}
 TWAG=$root/$build/twag
 TWAGD=$root/$build/twagd

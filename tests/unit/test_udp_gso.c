@@ -7,6 +7,9 @@
  *    within one send's 65507 octets; a connected socket (no address);
  *  - a GSO send the kernel refuses (SO_NO_CHECK makes it EINVAL) is made
  *    again datagram by datagram, nothing lost, and GSO is off from then on;
+ *  - a send buffer that fills up (EAGAIN; made here by wrapping
+ *    sendmmsg, as loopback frees a datagram's buffer space at once): what
+ *    went before it arrives, the rest is counted lost, GSO stays on;
  *  - GSO off (--no-udp-gso): one datagram per send;
  *  - the worker's counters and gauge follow the sender's.
  * The cutting of GRO receives is in test_server_rx.c.
@@ -109,9 +112,9 @@ static void reply(int i, int d, size_t len, int pktinfo)
 	}
 }
 
-/* Every reply of tx[0..m) arrived once, whole, at its receiver, and
- * nothing else did. */
-static bool all_arrived(int m)
+/* Every reply of tx[lo..hi) arrived once, whole, at its receiver, and
+ * nothing else did (no other reply of tx[0..m), nothing stray). */
+static bool arrived(int m, int lo, int hi)
 {
 	int seen[N_TX] = { 0 }, got = 0, stray = 0;
 	uint8_t buf[TW_RADIUS_MAX_LEN + 1];
@@ -136,9 +139,43 @@ static bool all_arrived(int m)
 		}
 	}
 	for (int i = 0; i < m; i++)
-		if (seen[i] != 1)
+		if (seen[i] != (i >= lo && i < hi))
 			return false;
-	return got == m && stray == 0;
+	return got == hi - lo && stray == 0;
+}
+
+static bool all_arrived(int m)
+{
+	return arrived(m, 0, m);
+}
+
+/*
+ * sendmmsg as the code under test calls it (linked with
+ * -Wl,--wrap=sendmmsg, Makefile): the real one, unless full_after >= 0:
+ * then the send buffer is full after that many more messages, as when a
+ * kernel cannot queue more (the call that reaches the limit sends up to
+ * it, every later one fails with EAGAIN).
+ */
+int __real_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags);
+int __wrap_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags);
+static int full_after = -1;
+
+int __wrap_sendmmsg(int fd, struct mmsghdr *v, unsigned int n, int flags)
+{
+	int k;
+
+	if (full_after < 0)
+		return __real_sendmmsg(fd, v, n, flags);
+	if (full_after == 0) {
+		errno = EAGAIN;
+		return -1;
+	}
+	if (n > (unsigned)full_after)
+		n = (unsigned)full_after;
+	k = __real_sendmmsg(fd, v, n, flags);
+	if (k > 0)
+		full_after -= k;
+	return k;
 }
 
 /* 20 replies: 10 of 100 octets and 5 of 300 to receiver 0, 3 of 100 to
@@ -237,6 +274,33 @@ static void test_connected(void)
 	CHECK(all_arrived(12));
 	CHECK(g.sends == s0 + 2);
 	close(fd);
+}
+
+/* 15 replies in three groups (6 of 100 octets and 4 of 200 to receiver
+ * 0, 5 of 100 to receiver 1); the send buffer full after the first group,
+ * then at once: the datagrams sent arrive, the others are lost (counted,
+ * EAGAIN), GSO stays on, and with room again everything goes. */
+static void test_full_buffer(void)
+{
+	struct tw_udp_gso s;
+
+	tw_udp_gso_init(&s, tx_fd, true);
+	for (int i = 0; i < 15; i++)
+		reply(i, i < 10 ? 0 : 1, i < 6 || i >= 10 ? 100 : 200, 0);
+	full_after = 1;
+	CHECK(tw_udp_gso_send(&s, tx_fd, tx, 15, MSG_DONTWAIT) == 6);
+	full_after = -1;
+	CHECK(arrived(15, 0, 6));
+	CHECK(s.lost == 9 && s.last_errno == EAGAIN);
+	CHECK(s.on && s.fallbacks == 0 && s.sends == 1 && s.segs == 6);
+	full_after = 0;
+	CHECK(tw_udp_gso_send(&s, tx_fd, tx, 15, MSG_DONTWAIT) == 0);
+	full_after = -1;
+	CHECK(arrived(15, 0, 0));
+	CHECK(s.lost == 24 && s.on);
+	CHECK(tw_udp_gso_send(&s, tx_fd, tx, 15, MSG_DONTWAIT) == 15);
+	CHECK(all_arrived(15));
+	CHECK(s.lost == 24 && s.sends == 4);
 }
 
 static void test_refused(void)
@@ -358,6 +422,7 @@ void test_main(void)
 	if (g.on) {
 		test_grouped();
 		test_connected();
+		test_full_buffer();
 		test_refused();
 	} else {
 		tw_note("UDP_SEGMENT not supported by this kernel: GSO cases not run");
