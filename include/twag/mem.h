@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "twag/err.h"
+
 /* count * size zeroed octets, or NULL (overflow, no memory, count or size 0). */
 void *tw_table_alloc(size_t count, size_t size);
 /* Frees what tw_table_alloc(count, size) returned (NULL: nothing). The
@@ -26,7 +28,8 @@ void tw_table_free(void *p, size_t count, size_t size);
  * it), so that no page fault, each a 2 MiB zeroing with huge pages, falls
  * on the packet path later: for the tables every packet writes to in
  * turn (the duplicate cache), which a long-running server fills whole
- * anyway. The contents are unchanged. */
-void tw_table_populate(void *p, size_t count, size_t size);
+ * anyway. The contents are unchanged. TW_OK, or TW_ERR_NOMEM when the
+ * memory could not be committed (a start-up error, not a later kill). */
+TW_MUST_CHECK int tw_table_populate(void *p, size_t count, size_t size);
 
 #endif

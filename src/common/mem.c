@@ -2,10 +2,12 @@
  * twag — large tables on huge pages (see twag/mem.h).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "twag/err.h"
 #include "twag/mem.h"
 
 enum { HUGE_2M = 2u << 20 };
@@ -52,22 +54,25 @@ void *tw_table_alloc(size_t count, size_t size)
 	return p;
 }
 
-void tw_table_populate(void *p, size_t count, size_t size)
+int tw_table_populate(void *p, size_t count, size_t size)
 {
 	size_t len = map_len(count, size), page = (size_t)sysconf(_SC_PAGESIZE);
 
 	if (p == NULL || len == 0)
-		return;
+		return TW_ERR_INVAL;
 #ifdef MADV_POPULATE_WRITE
 	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
-		return;
+		return TW_OK;
+	if (errno != EINVAL)
+		return TW_ERR_NOMEM; /* ENOMEM, EFAULT, EHWPOISON: not committed */
 #endif
-	/* before Linux 5.14: each page's first octet written back */
+	/* before Linux 5.14 (EINVAL): each page's first octet written back */
 	for (size_t off = 0; off < len; off += page) {
 		volatile uint8_t *b = (volatile uint8_t *)p + off;
 
 		*b = *b;
 	}
+	return TW_OK;
 }
 
 void tw_table_free(void *p, size_t count, size_t size)

@@ -72,11 +72,14 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 	/* committed now: every entry and reply octet is written in turn as
 	 * the rings go round, and the slots at random; the first lap's page
 	 * faults (2 MiB zeroings) would fall on requests */
-	tw_table_populate(d->e, n, sizeof(*d->e));
-	tw_table_populate(d->ring, d->ring_len, 1);
-	tw_table_populate(d->slots, ns, sizeof(*d->slots));
 	d->nslots = ns;
 	d->n = n;
+	if (tw_table_populate(d->e, n, sizeof(*d->e)) != TW_OK ||
+	    tw_table_populate(d->ring, d->ring_len, 1) != TW_OK ||
+	    tw_table_populate(d->slots, ns, sizeof(*d->slots)) != TW_OK) {
+		tw_srv_dup_free(d);
+		return TW_ERR_NOMEM;
+	}
 	d->key[0] = tw_load_le64(seed);
 	d->key[1] = tw_load_le64(seed + 8);
 	d->expiry_ms = (uint64_t)expiry_s * 1000;

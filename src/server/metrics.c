@@ -173,6 +173,24 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	one(&o, "twag_store_identity_table_full_total", "counter",
 	    "Identity stores that found the in-memory table full and waited for a write round",
 	    m->store_ident_full);
+	one(&o, "twag_store_identity_rounds_total", "counter",
+	    "Identity write-behind rounds committed (one SQLite transaction each)",
+	    m->store_ident_rounds);
+	one(&o, "twag_store_identity_round_yields_total", "counter",
+	    "Identity write-behind rounds split to let an SQN reservation take the database",
+	    m->store_ident_yields);
+	head(&o, "twag_store_identity_write_seconds_total", "counter",
+	     "Time the identity write-behind rounds held the database (writing lock)");
+	put(&o, "twag_store_identity_write_seconds_total %.9f\n",
+	    (double)m->store_ident_write_ns / 1e9);
+	head(&o, "twag_store_identity_write_max_seconds", "gauge",
+	     "The longest identity write-behind round so far");
+	put(&o, "twag_store_identity_write_max_seconds %.9f\n",
+	    (double)m->store_ident_write_max_ns / 1e9);
+	head(&o, "twag_store_checkpoint_seconds_total", "counter",
+	     "Time in SQLite WAL checkpoints (the write-behind thread's, no lock held)");
+	put(&o, "twag_store_checkpoint_seconds_total %.9f\n",
+	    (double)m->store_checkpoint_ns / 1e9);
 	one(&o, "twag_sessions_active", "gauge", "EAP conversations in the session table",
 	    m->sessions.active);
 	one(&o, "twag_sessions_max", "gauge", "Session table capacity (--max-sessions)",

@@ -182,6 +182,11 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->store_reservations_ahead = ss.reservations_ahead;
 	m->store_ident_written = ss.ident_written;
 	m->store_ident_full = ss.ident_full;
+	m->store_ident_rounds = ss.ident_rounds;
+	m->store_ident_yields = ss.ident_yields;
+	m->store_ident_write_ns = ss.ident_write_ns;
+	m->store_ident_write_max_ns = ss.ident_write_max_ns;
+	m->store_checkpoint_ns = ss.checkpoint_ns;
 	m->threads = srv->n_workers;
 }
 

@@ -297,11 +297,12 @@ int main(int argc, char **argv)
 	return n_fail == 0 && n_pass > 0 ? 0 : 1;
 }
 
-void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *seg[4],
-		       size_t nblk[4])
+void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, uint8_t *spread,
+		       const uint8_t *seg[4], size_t nblk[4])
 {
-	size_t padded = (len + 9 + 63) / 64 * 64, blocks = padded / 64, at = 0;
+	size_t padded = (len + 9 + 63) / 64 * 64, blocks = padded / 64, at = 0, to = 0;
 	uint64_t bits = (uint64_t)len * 8;
+	size_t from[4];
 
 	tw_test_random(msg, len);
 	msg[len] = 0x80;
@@ -311,9 +312,19 @@ void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *
 	for (int g = 0; g < 4; g++) {
 		size_t take = g == 3 ? blocks - at : tw_test_random_u32() % (blocks - at + 1);
 
-		seg[g] = msg + 64 * at;
+		from[g] = at;
 		nblk[g] = take;
 		at += take;
+	}
+	/* the segments apart, last first, each followed by a block of
+	 * other octets: a lane that reads on past a segment's end, or takes
+	 * the next segment to follow in memory, gets a wrong digest */
+	for (int g = 3; g >= 0; g--) {
+		memcpy(spread + to, msg + 64 * from[g], 64 * nblk[g]);
+		seg[g] = spread + to;
+		to += 64 * nblk[g];
+		memset(spread + to, 0xa5 ^ g, 64);
+		to += 64;
 	}
 }
 

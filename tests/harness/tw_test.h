@@ -80,9 +80,11 @@ uint32_t tw_test_random_u32(void);
  * MD5 / SHA-256 padding (RFC 1321 §3.1-3.2, FIPS 180-4 §5.1.1: 0x80,
  * zeros, the bit length little- or big-endian); the padded length in
  * blocks is split into 4 segments at random block boundaries (some
- * empty): seg[i] / nblk[i]. msg holds len + 72 octets at least. */
-void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, const uint8_t *seg[4],
-		       size_t nblk[4]);
+ * empty): seg[i] / nblk[i], copied apart into spread, last first and
+ * each followed by a block of other octets. msg holds len + 72 octets at
+ * least, spread len + 72 + 4 * 64. */
+void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, uint8_t *spread,
+		       const uint8_t *seg[4], size_t nblk[4]);
 
 /*
  * Secrets left on the stack: how many copies of pat (len octets; also

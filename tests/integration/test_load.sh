@@ -202,6 +202,18 @@ else
 	check "no lanes without AVX-512 (one by one)" "$tmp/metric.err" -- test "${nb:-0}" = 0
 fi
 
+# the identities those attaches minted reach SQLite in write-behind rounds
+# (one transaction each, at the store's period), which /metrics counts
+for i in $(seq 60); do
+	nr=$(metric 'twag_store_identity_rounds_total' 2>>"$tmp/metric.err")
+	[ "${nr:-0}" -gt 0 ] && break
+	sleep 0.1
+done
+nw=$(metric 'twag_store_identity_rows_written_total' 2>>"$tmp/metric.err")
+echo "metric twag_store_identity_rounds_total = ${nr:-none}, rows written = ${nw:-none}" >>"$tmp/metric.err"
+check "identity write-behind rounds counted, rows written" "$tmp/metric.err" -- \
+	test "${nr:-0}" -gt 0 -a "${nw:-0}" -gt 0
+
 # ---- 2. the sync detector fires when a USIM is ahead ------------------------
 bump_usims "$tmp/usim.state" 5
 load "$tmp/run2.out" --method aka-prime --subscribers "$tmp/aka.csv" --attaches 200 \

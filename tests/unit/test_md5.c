@@ -113,7 +113,7 @@ static void cross_openssl(void)
 static void multi_buffer(void)
 {
 	enum { MAXN = 40, MAXLEN = 700 };
-	static uint8_t msg[MAXN][MAXLEN + 128];
+	static uint8_t msg[MAXN][MAXLEN + 128], spread[MAXN][MAXLEN + 128 + 4 * 64];
 	static const uint32_t iv[4] = { 0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476 };
 	struct tw_md5_job jobs[MAXN + 1];
 	size_t len[MAXN];
@@ -124,7 +124,7 @@ static void multi_buffer(void)
 
 		for (size_t i = 0; i < n; i++) {
 			len[i] = tw_test_random_u32() % MAXLEN;
-			tw_test_md_padded(msg[i], len[i], 0, jobs[i].seg, jobs[i].nblk);
+			tw_test_md_padded(msg[i], len[i], 0, spread[i], jobs[i].seg, jobs[i].nblk);
 			memcpy(jobs[i].h, iv, sizeof(iv));
 		}
 		/* a job with nothing to do, in the middle */

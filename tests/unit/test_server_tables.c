@@ -376,16 +376,17 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 {
 	const uint64_t idx_mask = (UINT64_C(1) << 25) - 1;
 	const uint32_t mask = d->nslots - 1;
-	uint32_t used = 0, live = 0;
+	uint8_t named[64] = { 0 };
 
+	if (d->n > sizeof(named))
+		return false;
 	for (uint32_t s = 0; s < d->nslots; s++) {
 		uint64_t v = d->slots[s];
 		const struct tw_srv_dup_entry *e;
 
 		if (v == 0)
 			continue;
-		used++;
-		if ((v & idx_mask) == 0 || (v & idx_mask) > d->n)
+		if ((v & idx_mask) == 0 || (v & idx_mask) > d->n || named[(v & idx_mask) - 1]++ != 0)
 			return false;
 		e = &d->e[(v & idx_mask) - 1];
 		if (e->state == 0 || e->home != ((uint32_t)(v >> 25) & mask) ||
@@ -396,8 +397,9 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 				return false;
 	}
 	for (uint32_t i = 0; i < d->n; i++)
-		live += d->e[i].state != 0;
-	return used == live;
+		if ((d->e[i].state != 0) != (named[i] != 0))
+			return false;
+	return true;
 }
 
 static void test_dup(void)
@@ -555,13 +557,13 @@ static void test_dup(void)
 /*
  * The cache against a plain model of its rules (a ring of 16 entries
  * scanned linearly, the reply ring's positions computed the same way):
- * 60,000 random look-ups, replies and forgets over 24 keys, with time
+ * under one hash key, 60,000 random look-ups, replies and forgets over 24 keys, with time
  * moving on, replies of up to 3000 octets (so the reply ring laps and
  * overwrites) and at times more requests pending than entries. The index
  * (32 slots for 16 entries: long runs, many backward shifts) is checked
  * after every step.
  */
-static void test_dup_model(void)
+static void dup_model(const uint8_t dseed[16])
 {
 	static struct tw_srv_dup d;
 	static uint8_t rep[3000];
@@ -579,7 +581,7 @@ static void test_dup_model(void)
 	int pend[32], npend = 0;
 	unsigned bad = 0, replays = 0, pendings = 0, uncached = 0;
 
-	CHECK_OK(tw_srv_dup_init(&d, 16, 10, seed));
+	CHECK_OK(tw_srv_dup_init(&d, 16, 10, dseed));
 	CHECK(d.nslots == 32);
 	memset(m, 0, sizeof(m));
 	for (unsigned op = 0; op < 60000 && bad == 0; op++) {
@@ -681,6 +683,20 @@ static void test_dup_model(void)
 	if (bad != 0 || replays <= 1000 || pendings <= 1000 || uncached <= 10)
 		fprintf(stderr, "replays %u pendings %u uncached %u\n", replays, pendings, uncached);
 	tw_srv_dup_free(&d);
+}
+
+/* The model under eight hash keys: the slots the 24 keys land in differ
+ * with each, so runs that wrap round the end of the index and shifts
+ * across it are reached too. */
+static void test_dup_model(void)
+{
+	for (unsigned k = 0; k < 8; k++) {
+		uint8_t dseed[16];
+
+		memcpy(dseed, seed, 16);
+		dseed[0] = (uint8_t)(dseed[0] + k);
+		dup_model(dseed);
+	}
 }
 
 void test_main(void)

@@ -357,7 +357,7 @@ static void portable_vs_shani(void)
 static void multi_buffer(void)
 {
 	enum { MAXN = 40, MAXLEN = 700 };
-	static uint8_t msg[MAXN][MAXLEN + 128];
+	static uint8_t msg[MAXN][MAXLEN + 128], spread[MAXN][MAXLEN + 128 + 4 * 64];
 	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
 					0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19 };
 	struct tw_sha256_job jobs[MAXN + 1];
@@ -369,7 +369,7 @@ static void multi_buffer(void)
 
 		for (size_t i = 0; i < n; i++) {
 			len[i] = tw_test_random_u32() % MAXLEN;
-			tw_test_md_padded(msg[i], len[i], 1, jobs[i].seg, jobs[i].nblk);
+			tw_test_md_padded(msg[i], len[i], 1, spread[i], jobs[i].seg, jobs[i].nblk);
 			memcpy(jobs[i].h, iv, sizeof(iv));
 		}
 		memcpy(jobs[n].h, iv, sizeof(iv));
