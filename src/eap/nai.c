@@ -12,7 +12,7 @@
  * "}" / "~" / UTF8-xtra-char; §2.2 realm labels: ALPHA / DIGIT / "-" /
  * UTF8-xtra-char (ldh). One table lookup per octet (a NAI is parsed for
  * each EAP identity twagd sees). */
-enum { C_ATEXT = 1, C_LDH = 2 };
+enum { C_ATEXT = 1, C_LDH = 2, C_DOT = 4, C_HYPHEN = 8 };
 
 #define C_ALNUM(c)                                                                     \
 	(((c) >= 'a' && (c) <= 'z') || ((c) >= 'A' && (c) <= 'Z') ||                  \
@@ -23,7 +23,10 @@ enum { C_ATEXT = 1, C_LDH = 2 };
 	 (c) == '?' || (c) == '^' || (c) == '_' || (c) == '`' || (c) == '{' ||          \
 	 (c) == '|' || (c) == '}' || (c) == '~')
 #define C_OF(c)                                                                        \
-	(C_ALNUM(c) || (c) == '-' ? C_ATEXT | C_LDH : C_SPECIAL(c) ? C_ATEXT : 0)
+	(C_ALNUM(c)    ? C_ATEXT | C_LDH                                               \
+	 : (c) == '-'  ? C_ATEXT | C_LDH | C_HYPHEN                                    \
+	 : (c) == '.'  ? C_DOT                                                         \
+	 : C_SPECIAL(c) ? C_ATEXT : 0)
 #define C_4(c) C_OF(c), C_OF((c) + 1), C_OF((c) + 2), C_OF((c) + 3)
 #define C_16(c) C_4(c), C_4((c) + 4), C_4((c) + 8), C_4((c) + 12)
 #define C_64(c) C_16(c), C_16((c) + 16), C_16((c) + 32), C_16((c) + 48)
@@ -33,11 +36,6 @@ static const uint8_t nai_class[256] = { C_64(0), C_64(64), C_64(128), C_64(192) 
 static int is_atext(uint8_t c)
 {
 	return nai_class[c] & C_ATEXT;
-}
-
-static int is_ldh(uint8_t c)
-{
-	return nai_class[c] & C_LDH;
 }
 
 /* utf8-username = dot-string: atext runs separated by single dots. An empty
@@ -61,27 +59,25 @@ static int username_ok(const uint8_t *p, size_t len)
 }
 
 /* realm = label *("." label); label = let-dig *(ldh-str), i.e. no '-' at
- * either end. */
+ * either end: every octet ldh or '.', neither '.' nor '-' first or last,
+ * and no ".." ".-" "-." (an empty label, a label starting or ending with
+ * '-'). Without a branch per octet. */
 static int realm_ok(const uint8_t *p, size_t len)
 {
-	size_t run = 0;
+	unsigned bad, prev = C_DOT; /* as after a '.': a first '.' or '-' is bad */
 
 	if (len == 0)
 		return 0;
+	bad = nai_class[p[len - 1]] & (C_DOT | C_HYPHEN);
 	for (size_t i = 0; i < len; i++) {
-		if (p[i] == '.') {
-			if (run == 0 || p[i - 1] == '-')
-				return 0;
-			run = 0;
-		} else if (is_ldh(p[i])) {
-			if (run == 0 && p[i] == '-')
-				return 0;
-			run++;
-		} else {
-			return 0;
-		}
+		unsigned c = nai_class[p[i]];
+
+		bad |= !(c & (C_LDH | C_DOT));
+		bad |= (prev & C_DOT) && (c & (C_DOT | C_HYPHEN));
+		bad |= (prev & C_HYPHEN) && (c & C_DOT);
+		prev = c;
 	}
-	return run != 0 && p[len - 1] != '-';
+	return bad == 0;
 }
 
 int tw_nai_parse(struct tw_nai *n, const uint8_t *id, size_t len)

@@ -155,9 +155,66 @@ static void test_octet_classes(void)
 	CHECK(bad == 0);
 }
 
+/*
+ * Every realm of 1..6 octets over "a", "0", "-", "." (5460 of them), in
+ * "u@REALM" and as the home realm of "REALM!u@x.org", against RFC 7542
+ * §2.2's grammar written out here: realm = label *("." label), label =
+ * let-dig *(ldh-str), ldh-str = *(ALPHA / DIGIT / "-") let-dig: labels
+ * not empty, starting and ending with a letter or digit.
+ */
+static bool grammar_realm(const char *r)
+{
+	size_t n = strlen(r), start = 0;
+
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i <= n; i++) {
+		if (i < n && r[i] != '.')
+			continue;
+		/* label r[start..i) */
+		if (i == start || r[start] == '-' || r[i - 1] == '-')
+			return false;
+		start = i + 1;
+	}
+	return true;
+}
+
+static void test_realm_grammar(void)
+{
+	static const char alpha[4] = { 'a', '0', '-', '.' };
+	unsigned bad = 0, tried = 0, good = 0;
+
+	for (size_t len = 1; len <= 6; len++) {
+		size_t total = 1;
+
+		for (size_t k = 0; k < len; k++)
+			total *= 4;
+		for (size_t code = 0; code < total; code++) {
+			char realm[8], id[32];
+			struct tw_nai n;
+			size_t c = code;
+			bool want;
+
+			for (size_t k = 0; k < len; k++, c /= 4)
+				realm[k] = alpha[c % 4];
+			realm[len] = 0;
+			want = grammar_realm(realm);
+			snprintf(id, sizeof(id), "u@%s", realm);
+			bad += (parse(&n, id) == TW_OK) != want;
+			snprintf(id, sizeof(id), "%s!u@x.org", realm);
+			bad += (parse(&n, id) == TW_OK) != want;
+			tried++;
+			good += want;
+		}
+	}
+	CHECK(tried == 5460 && good > 100 && good < tried / 2);
+	CHECK(bad == 0);
+}
+
 void test_main(void)
 {
 	test_octet_classes();
+	test_realm_grammar();
 	test_parse();
 	test_mask();
 }
