@@ -152,60 +152,70 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 		    (unsigned long long)m->v[TW_C_AUTH_FAIL + me]);
 	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++)
 		one(&o, worker[i].name, worker[i].type, worker[i].help, m->v[worker[i].c]);
-	one(&o, "twag_store_reservations_total", "counter",
-	    "Durable SQN high-water mark writes", m->store_reservations);
 	head(&o, "twag_store_latency_seconds", "summary",
 	     "Time spent in store calls on the authentication path");
 	put(&o, "twag_store_latency_seconds_sum %.9f\n",
 	    (double)m->v[TW_C_STORE_LAT_NS] / 1e9);
 	put(&o, "twag_store_latency_seconds_count %llu\n",
 	    (unsigned long long)m->v[TW_C_STORE_LAT_COUNT]);
-	one(&o, "twag_store_subscribers_loaded", "gauge", "Subscribers held in memory",
-	    m->store_loaded);
-	one(&o, "twag_store_reservations_sync_total", "counter",
-	    "SQN reservations made on the vector path (a worker waited for the fsync)",
-	    m->store_reservations_sync);
-	one(&o, "twag_store_reservations_ahead_total", "counter",
-	    "SQN reservations made ahead by the store's background thread",
-	    m->store_reservations_ahead);
-	one(&o, "twag_store_identity_rows_written_total", "counter",
-	    "Pseudonym and re-auth rows written behind to SQLite", m->store_ident_written);
-	one(&o, "twag_store_identity_table_full_total", "counter",
-	    "Identity stores that found the in-memory table full and waited for a write round",
-	    m->store_ident_full);
-	one(&o, "twag_store_identity_rounds_total", "counter",
-	    "Identity write-behind rounds committed (one SQLite transaction each)",
-	    m->store_ident_rounds);
-	one(&o, "twag_store_identity_round_yields_total", "counter",
-	    "Identity write-behind rounds split to let an SQN reservation take the database",
-	    m->store_ident_yields);
-	head(&o, "twag_store_identity_write_seconds_total", "counter",
-	     "Time the identity write-behind rounds held the database (writing lock)");
-	put(&o, "twag_store_identity_write_seconds_total %.9f\n",
-	    (double)m->store_ident_write_ns / 1e9);
-	head(&o, "twag_store_identity_write_max_seconds", "gauge",
-	     "The longest identity write-behind round so far");
-	put(&o, "twag_store_identity_write_max_seconds %.9f\n",
-	    (double)m->store_ident_write_max_ns / 1e9);
-	head(&o, "twag_store_checkpoint_seconds_total", "counter",
-	     "Time in SQLite WAL checkpoints (the write-behind thread's, no lock held)");
-	put(&o, "twag_store_checkpoint_seconds_total %.9f\n",
-	    (double)m->store_checkpoint_ns / 1e9);
-	one(&o, "twag_sessions_active", "gauge", "EAP conversations in the session table",
-	    m->sessions.active);
-	one(&o, "twag_sessions_max", "gauge", "Session table capacity (--max-sessions)",
-	    m->sessions.max);
-	one(&o, "twag_sessions_evicted_total", "counter",
-	    "Half-open sessions evicted because the table was full", m->sessions.evicted);
-	one(&o, "twag_sessions_expired_total", "counter",
-	    "Sessions ended by --session-timeout", m->sessions.expired);
-	one(&o, "twag_sessions_replaced_total", "counter",
-	    "Sessions ended by a new start from the same Calling-Station-Id",
-	    m->sessions.replaced);
-	one(&o, "twag_sessions_refused_total", "counter",
-	    "EAP starts rejected because every slot was a live conversation",
-	    m->sessions.refused);
-	one(&o, "twag_worker_threads", "gauge", "Worker threads", m->threads);
+	/* the store, the session table and the threads: counters and gauges,
+	 * then the times kept in ns, shown in seconds */
+	const struct {
+		const char *name, *type, *help;
+		uint64_t v;
+	} rest[] = {
+		{ "twag_store_reservations_total", "counter",
+		  "Durable SQN high-water mark writes", m->store_reservations },
+		{ "twag_store_subscribers_loaded", "gauge", "Subscribers held in memory",
+		  m->store_loaded },
+		{ "twag_store_reservations_sync_total", "counter",
+		  "SQN reservations made on the vector path (a worker waited for the fsync)",
+		  m->store_reservations_sync },
+		{ "twag_store_reservations_ahead_total", "counter",
+		  "SQN reservations made ahead by the store's background thread",
+		  m->store_reservations_ahead },
+		{ "twag_store_identity_rows_written_total", "counter",
+		  "Pseudonym and re-auth rows written behind to SQLite", m->store_ident_written },
+		{ "twag_store_identity_table_full_total", "counter",
+		  "Identity stores that found the in-memory table full and waited for a write round",
+		  m->store_ident_full },
+		{ "twag_store_identity_rounds_total", "counter",
+		  "Identity write-behind rounds committed (one SQLite transaction each)",
+		  m->store_ident_rounds },
+		{ "twag_store_identity_round_yields_total", "counter",
+		  "Identity write-behind rounds split to let an SQN reservation take the database",
+		  m->store_ident_yields },
+		{ "twag_sessions_active", "gauge", "EAP conversations in the session table",
+		  m->sessions.active },
+		{ "twag_sessions_max", "gauge", "Session table capacity (--max-sessions)",
+		  m->sessions.max },
+		{ "twag_sessions_evicted_total", "counter",
+		  "Half-open sessions evicted because the table was full", m->sessions.evicted },
+		{ "twag_sessions_expired_total", "counter", "Sessions ended by --session-timeout",
+		  m->sessions.expired },
+		{ "twag_sessions_replaced_total", "counter",
+		  "Sessions ended by a new start from the same Calling-Station-Id",
+		  m->sessions.replaced },
+		{ "twag_sessions_refused_total", "counter",
+		  "EAP starts rejected because every slot was a live conversation",
+		  m->sessions.refused },
+		{ "twag_worker_threads", "gauge", "Worker threads", m->threads },
+	}, ns[] = {
+		{ "twag_store_identity_write_seconds_total", "counter",
+		  "Time the identity write-behind rounds held the database (writing lock)",
+		  m->store_ident_write_ns },
+		{ "twag_store_identity_write_max_seconds", "gauge",
+		  "The longest identity write-behind round so far", m->store_ident_write_max_ns },
+		{ "twag_store_checkpoint_seconds_total", "counter",
+		  "Time in SQLite WAL checkpoints (the write-behind thread's, no lock held)",
+		  m->store_checkpoint_ns },
+	};
+	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
+		one(&o, rest[i].name, rest[i].type, rest[i].help, rest[i].v);
+	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		head(&o, ns[i].name, ns[i].type, ns[i].help);
+		put(&o, "%s %.9f\n", ns[i].name, (double)ns[i].v / 1e9);
+	}
 	if (o.overflow)
 		return TW_ERR_OVERFLOW;
 	*len = o.len;
