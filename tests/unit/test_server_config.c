@@ -97,6 +97,7 @@ static void test_flags(void)
 	      c.resync_bad_max == 20 && c.reauth_ttl == 3600 && c.identity_cache == 1024);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s", err, sizeof(err)));
+	tw_srv_config_free(&c);
 
 	/* a store path without the scheme is a path */
 	CHECK_OK(load(&c, "--store /var/lib/twag.db --client 10.0.0.0/8=s", err, sizeof(err)));
