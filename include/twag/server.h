@@ -333,7 +333,6 @@ void tw_srv_sessions_stats(struct tw_srv_sessions *t,
  * its key's hash, so that a look-up reads an entry only when that part
  * matches (open addressing, linear probing). */
 struct tw_srv_dup_entry {     /* 64 octets: one cache line */
-	uint32_t home;            /* internal: its first index slot */
 	uint8_t state;            /* internal: free, pending, done */
 	uint8_t id;
 	uint16_t port;
@@ -349,6 +348,10 @@ struct tw_srv_dup {
 	uint32_t n, next;         /* ring of entries, oldest reused first */
 	uint64_t *slots;          /* index: hash bits | entry number + 1; 0 empty */
 	uint32_t nslots;          /* a power of two, at least 2n */
+	uint32_t *homes;          /* entry i's first index slot; UINT32_MAX when
+				   * it is not indexed (free): the prefetch of
+				   * the entry a look-up will reuse reads 4
+				   * octets, not the entry */
 	uint8_t *ring;            /* reply octets */
 	size_t ring_len;
 	uint64_t wpos;            /* absolute write position in ring */

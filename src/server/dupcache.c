@@ -62,10 +62,12 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 	d->e = tw_table_alloc(n, sizeof(*d->e));
 	d->ring = tw_table_alloc(d->ring_len, 1);
 	d->slots = tw_table_alloc(ns, sizeof(*d->slots)); /* zero: empty */
-	if (d->e == NULL || d->ring == NULL || d->slots == NULL) {
+	d->homes = tw_table_alloc(n, sizeof(*d->homes));
+	if (d->e == NULL || d->ring == NULL || d->slots == NULL || d->homes == NULL) {
 		tw_table_free(d->e, n, sizeof(*d->e));
 		tw_table_free(d->ring, d->ring_len, 1);
 		tw_table_free(d->slots, ns, sizeof(*d->slots));
+		tw_table_free(d->homes, n, sizeof(*d->homes));
 		memset(d, 0, sizeof(*d));
 		return TW_ERR_NOMEM;
 	}
@@ -80,6 +82,7 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 		tw_srv_dup_free(d);
 		return TW_ERR_NOMEM;
 	}
+	memset(d->homes, 0xff, (size_t)n * sizeof(*d->homes)); /* none indexed */
 	d->key[0] = tw_load_le64(seed);
 	d->key[1] = tw_load_le64(seed + 8);
 	d->expiry_ms = (uint64_t)expiry_s * 1000;
@@ -91,6 +94,7 @@ void tw_srv_dup_free(struct tw_srv_dup *d)
 	tw_table_free(d->e, d->n, sizeof(*d->e));
 	tw_table_free(d->ring, d->ring_len, 1);
 	tw_table_free(d->slots, d->nslots, sizeof(*d->slots));
+	tw_table_free(d->homes, d->n, sizeof(*d->homes));
 	memset(d, 0, sizeof(*d));
 }
 
@@ -117,11 +121,14 @@ static uint32_t home_of(const struct tw_srv_dup *d, uint64_t h)
 static void unlink_entry(struct tw_srv_dup *d, uint32_t i)
 {
 	const uint32_t mask = d->nslots - 1;
-	uint32_t s = d->e[i].home, k;
+	uint32_t s = d->homes[i], k;
 
+	d->e[i].state = E_FREE;
+	d->homes[i] = UINT32_MAX;
+	if (s == UINT32_MAX)
+		return; /* not indexed (never: entries not free are) */
 	for (k = 0; k < d->nslots && (d->slots[s] & IDX_MASK) != (uint64_t)i + 1; k++)
 		s = (s + 1) & mask;
-	d->e[i].state = E_FREE;
 	if (k == d->nslots)
 		return; /* not indexed (never: entries not free are) */
 	/* backward shift: a later slot of the run moves into the hole when
@@ -203,7 +210,7 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 	e->reply_len = 0;
 	e->reply_off = 0;
 	e->expires_ms = 0;
-	e->home = home;
+	d->homes[i] = home;
 	for (s = home; d->slots[s] != 0; s = (s + 1) & mask)
 		;
 	d->slots[s] = hb | ((uint64_t)i + 1);
@@ -213,15 +220,16 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 
 void tw_srv_dup_prefetch(const struct tw_srv_dup *d, uint64_t h, uint32_t k)
 {
-	const struct tw_srv_dup_entry *r;
+	uint32_t i, home;
 
 	if (d->n == 0)
 		return;
 	__builtin_prefetch(&d->slots[home_of(d, h)], 1, 3);
-	r = &d->e[(d->next + k) % d->n]; /* reused unless pending: then a later one */
-	__builtin_prefetch(r, 1, 3);
-	if (r->state != E_FREE)
-		__builtin_prefetch(&d->slots[r->home], 1, 3);
+	i = (d->next + k) % d->n; /* reused unless pending: then a later one */
+	__builtin_prefetch(&d->e[i], 1, 3);
+	home = d->homes[i]; /* 4 octets of a small array, in sequence */
+	if (home != UINT32_MAX)
+		__builtin_prefetch(&d->slots[home], 1, 3);
 }
 
 const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e)

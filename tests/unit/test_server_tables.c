@@ -383,21 +383,25 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 	for (uint32_t s = 0; s < d->nslots; s++) {
 		uint64_t v = d->slots[s];
 		const struct tw_srv_dup_entry *e;
+		uint32_t home;
 
 		if (v == 0)
 			continue;
 		if ((v & idx_mask) == 0 || (v & idx_mask) > d->n || named[(v & idx_mask) - 1]++ != 0)
 			return false;
 		e = &d->e[(v & idx_mask) - 1];
-		if (e->state == 0 || e->home != ((uint32_t)(v >> 25) & mask) ||
+		home = d->homes[(v & idx_mask) - 1];
+		if (e->state == 0 || home != ((uint32_t)(v >> 25) & mask) ||
 		    v >> 25 != tw_srv_dup_hash(d, &e->addr, e->port, e->id, e->auth) >> 25)
 			return false;
-		for (uint32_t t = e->home; t != s; t = (t + 1) & mask)
+		for (uint32_t t = home; t != s; t = (t + 1) & mask)
 			if (d->slots[t] == 0)
 				return false;
 	}
+	/* entries not indexed are free, with no home */
 	for (uint32_t i = 0; i < d->n; i++)
-		if ((d->e[i].state != 0) != (named[i] != 0))
+		if ((d->e[i].state != 0) != (named[i] != 0) ||
+		    (named[i] == 0 && d->homes[i] != UINT32_MAX))
 			return false;
 	return true;
 }
