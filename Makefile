@@ -105,7 +105,7 @@ $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(HARNESS_OBJ) $(LIB)
 
 # test_udp_gso fills a send buffer by wrapping sendmmsg (loopback frees a
 # datagram's buffer space at once)
-$(BUILD)/tests/test_udp_gso: LDFLAGS += -Wl,--wrap=sendmmsg
+$(BUILD)/tests/test_udp_gso: override LDFLAGS += -Wl,--wrap=sendmmsg
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o $(LIB)
 	@mkdir -p $(dir $@)

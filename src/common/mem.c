@@ -63,10 +63,15 @@ int tw_table_populate(void *p, size_t count, size_t size)
 #ifdef MADV_POPULATE_WRITE
 	if (madvise(p, len, MADV_POPULATE_WRITE) == 0)
 		return TW_OK;
-	if (errno != EINVAL)
-		return TW_ERR_NOMEM; /* ENOMEM, EFAULT, EHWPOISON: not committed */
+	if (errno == ENOMEM || errno == EFAULT
+#ifdef EHWPOISON
+	    || errno == EHWPOISON
 #endif
-	/* before Linux 5.14 (EINVAL): each page's first octet written back */
+	)
+		return TW_ERR_NOMEM; /* the memory itself could not be committed */
+#endif
+	/* before Linux 5.14 (EINVAL), or the advice filtered (a sandbox's
+	 * EPERM, ENOSYS): each page's first octet written back */
 	for (size_t off = 0; off < len; off += page) {
 		volatile uint8_t *b = (volatile uint8_t *)p + off;
 

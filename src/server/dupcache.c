@@ -78,7 +78,8 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 	d->n = n;
 	if (tw_table_populate(d->e, n, sizeof(*d->e)) != TW_OK ||
 	    tw_table_populate(d->ring, d->ring_len, 1) != TW_OK ||
-	    tw_table_populate(d->slots, ns, sizeof(*d->slots)) != TW_OK) {
+	    tw_table_populate(d->slots, ns, sizeof(*d->slots)) != TW_OK ||
+	    tw_table_populate(d->homes, n, sizeof(*d->homes)) != TW_OK) {
 		tw_srv_dup_free(d);
 		return TW_ERR_NOMEM;
 	}

@@ -372,6 +372,8 @@ static enum tw_srv_dup_result dl(struct tw_srv_dup *d, const struct tw_srv_addr 
  * exactly one slot reachable from its home without an empty slot
  * between, and a free entry by none.
  */
+static unsigned dup_wrapped; /* live slots seen before their home (a run past the end) */
+
 static bool dup_index_sound(const struct tw_srv_dup *d)
 {
 	const uint64_t idx_mask = (UINT64_C(1) << 25) - 1;
@@ -394,6 +396,7 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 		if (e->state == 0 || home != ((uint32_t)(v >> 25) & mask) ||
 		    v >> 25 != tw_srv_dup_hash(d, &e->addr, e->port, e->id, e->auth) >> 25)
 			return false;
+		dup_wrapped += s < home;
 		for (uint32_t t = home; t != s; t = (t + 1) & mask)
 			if (d->slots[t] == 0)
 				return false;
@@ -694,6 +697,7 @@ static void dup_model(const uint8_t dseed[16])
  * across it are reached too. */
 static void test_dup_model(void)
 {
+	dup_wrapped = 0;
 	for (unsigned k = 0; k < 8; k++) {
 		uint8_t dseed[16];
 
@@ -701,6 +705,7 @@ static void test_dup_model(void)
 		dseed[0] = (uint8_t)(dseed[0] + k);
 		dup_model(dseed);
 	}
+	CHECK(dup_wrapped > 0);
 }
 
 void test_main(void)
