@@ -18,6 +18,7 @@
 #include "twag/bytes.h"
 #include "twag/milenage.h"
 #include "milenage_internal.h"
+#include "vec_scrub.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -438,7 +439,7 @@ NI_TARGET __attribute__((noinline)) static void outs_custom(
  * keep in the 16 xmm registers (two blocks for a few cycles, with GCC 12)
  * it spills to the 128-byte red zone below %rsp. Zeroing the whole red zone
  * (after CLEAR_XMM, so xmm0 is 0) erases them for 8 stores, far cheaper
- * than scrub_stack(); checked with objdump that the function has no frame.
+ * than tw_vec_scrub_stack(); checked with objdump that the function has no frame.
  */
 #define CLEAR_RED_ZONE()                                                       \
 	__asm__ volatile("movups %%xmm0, -16(%%rsp)\n\tmovups %%xmm0, -32(%%rsp)\n\t" \
@@ -450,21 +451,13 @@ NI_TARGET __attribute__((noinline)) static void outs_custom(
 /*
  * Where a kernel could not keep everything in registers, the compiler
  * spilled intermediate blocks to its stack frame. The kernels are noinline
- * leaves called from the functions below, so a frame of this size placed by
- * the next call from the same caller covers theirs: wiping it erases the
- * spills. (The hot path generate_default() spills nothing secret and skips
- * this: its spills stay in its red zone, which CLEAR_RED_ZONE wipes.)
+ * leaves called from the functions below, so the stack the next call from
+ * the same caller lands on covers theirs: tw_vec_scrub_stack(n) wipes n
+ * octets there, n covering the kernel's frame. (The hot path
+ * generate_default() spills nothing secret and skips this: its spills stay
+ * in its red zone, which CLEAR_RED_ZONE wipes.)
  */
-#define SCRUB_BYTES 2048
-__attribute__((noinline)) static void scrub_stack(size_t n)
-{
-	uint8_t buf[SCRUB_BYTES];
-
-	/* The top of buf lies next to the caller's frame, where the kernel's
-	 * frame was: wipe the n bytes there (n covers the kernel's frame). */
-	tw_wipe(buf + SCRUB_BYTES - n, n);
-	__asm__ volatile("" : : "r"(buf) : "memory");
-}
+enum { SCRUB_BYTES = 2048 };
 
 NI_TARGET void tw_milenage_ni_outs(uint8_t out[5][16], unsigned mask,
 				   const uint8_t k[16], const uint8_t opc[16],
@@ -473,10 +466,10 @@ NI_TARGET void tw_milenage_ni_outs(uint8_t out[5][16], unsigned mask,
 {
 	if (c == &tw_milenage_default_consts) {
 		outs_default(out, mask, k, opc, rand_, sqn, amf);
-		scrub_stack(384); /* frame 0xb8 + saved registers */
+		tw_vec_scrub_stack(384); /* frame 0xb8 + saved registers */
 	} else {
 		outs_custom(out, mask, k, opc, rand_, sqn, amf, c);
-		scrub_stack(1024); /* frame 0x2f8 + saved registers */
+		tw_vec_scrub_stack(1024); /* frame 0x2f8 + saved registers */
 	}
 }
 
@@ -541,7 +534,7 @@ NI_TARGET void tw_milenage_ni_generate(struct tw_milenage_vec *v, const uint8_t 
 		return;
 	}
 	generate_custom(v, k, opc, rand_, sqn, amf, c);
-	scrub_stack(1024); /* frame 0x2b8 + saved registers */
+	tw_vec_scrub_stack(1024); /* frame 0x2b8 + saved registers */
 }
 
 /*
@@ -653,7 +646,7 @@ NI_TARGET void tw_milenage_ni_batch(const struct tw_milenage_batch_in *in,
 		else
 			batch_custom(in, out, full, c, rk);
 		tw_wipe(rk, sizeof(rk));
-		scrub_stack(SCRUB_BYTES); /* frames up to 0x5b0 */
+		tw_vec_scrub_stack(SCRUB_BYTES); /* frames up to 0x5b0 */
 	}
 	/* The remainder, one subscriber at a time. */
 	for (size_t i = full; i < n; i++)

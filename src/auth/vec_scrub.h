@@ -1,8 +1,8 @@
 /*
- * twag — wiping what the AVX-512 kernels of src/auth leave behind (not a
- * public header): key-derived values stay in the vector registers after a
- * kernel returns, and what the compiler could not keep in registers was
- * spilled to the kernel's stack frame.
+ * twag — wiping what the vector kernels of src/auth (AES-NI, VAES,
+ * AVX-512) leave behind (not a public header): key-derived values stay in
+ * the vector registers after a kernel returns, and what the compiler could
+ * not keep in registers was spilled to the kernel's stack frame.
  */
 #ifndef TWAG_VEC_SCRUB_H
 #define TWAG_VEC_SCRUB_H
