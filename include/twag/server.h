@@ -348,8 +348,8 @@ struct tw_srv_dup {
 	uint32_t n, next;         /* ring of entries, oldest reused first */
 	uint64_t *slots;          /* index: hash bits | entry number + 1; 0 empty */
 	uint32_t nslots;          /* a power of two, at least 2n */
-	uint32_t *homes;          /* entry i's first index slot; UINT32_MAX when
-				   * it is not indexed (free): the prefetch of
+	uint32_t *homes;          /* entry i's first index slot + 1; 0 when it
+				   * is not indexed (free): the prefetch of
 				   * the entry a look-up will reuse reads 4
 				   * octets, not the entry */
 	uint8_t *ring;            /* reply octets */

@@ -26,6 +26,14 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+/* linux/udp.h's socket options, for C libraries older than them */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103 /* Linux 4.18 */
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104 /* Linux 5.0 */
+#endif
+
 enum {
 	TW_UDP_GSO_MAX_MSGS = 64,    /* datagrams per tw_udp_gso_send */
 	/* the longest datagram sent in a group: a segment fits the IPv6
@@ -57,7 +65,6 @@ struct tw_udp_gso {
 	struct iovec iov[TW_UDP_GSO_MAX_MSGS];
 	int first[TW_UDP_GSO_MAX_MSGS], n[TW_UDP_GSO_MAX_MSGS], ord[TW_UDP_GSO_MAX_MSGS];
 	uint8_t cmsg[TW_UDP_GSO_MAX_MSGS][TW_UDP_GSO_CMSG_MAX + 24] __attribute__((aligned(8)));
-	struct mmsghdr rest[TW_UDP_GSO_MAX_MSGS];
 };
 
 /* True when the kernel takes UDP_SEGMENT on fd (Linux 4.18 and later: an

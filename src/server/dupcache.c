@@ -56,34 +56,27 @@ int tw_srv_dup_init(struct tw_srv_dup *d, uint32_t n, unsigned expiry_s,
 		return TW_ERR_INVAL;
 	while (ns < 2 * n)
 		ns <<= 1;
+	d->n = n;
+	d->nslots = ns;
 	d->ring_len = (size_t)n * TW_SRV_DUP_AVG_REPLY;
 	if (d->ring_len < 4 * TW_SRV_DUP_REPLY_MAX)
 		d->ring_len = 4 * TW_SRV_DUP_REPLY_MAX;
+	/* all zero: entries free, slots empty, no entry indexed. Committed
+	 * now: every entry and reply octet is written in turn as the rings go
+	 * round, and the slots at random; the first lap's page faults (2 MiB
+	 * zeroings) would fall on requests */
 	d->e = tw_table_alloc(n, sizeof(*d->e));
 	d->ring = tw_table_alloc(d->ring_len, 1);
-	d->slots = tw_table_alloc(ns, sizeof(*d->slots)); /* zero: empty */
+	d->slots = tw_table_alloc(ns, sizeof(*d->slots));
 	d->homes = tw_table_alloc(n, sizeof(*d->homes));
-	if (d->e == NULL || d->ring == NULL || d->slots == NULL || d->homes == NULL) {
-		tw_table_free(d->e, n, sizeof(*d->e));
-		tw_table_free(d->ring, d->ring_len, 1);
-		tw_table_free(d->slots, ns, sizeof(*d->slots));
-		tw_table_free(d->homes, n, sizeof(*d->homes));
-		memset(d, 0, sizeof(*d));
-		return TW_ERR_NOMEM;
-	}
-	/* committed now: every entry and reply octet is written in turn as
-	 * the rings go round, and the slots at random; the first lap's page
-	 * faults (2 MiB zeroings) would fall on requests */
-	d->nslots = ns;
-	d->n = n;
-	if (tw_table_populate(d->e, n, sizeof(*d->e)) != TW_OK ||
+	if (d->e == NULL || d->ring == NULL || d->slots == NULL || d->homes == NULL ||
+	    tw_table_populate(d->e, n, sizeof(*d->e)) != TW_OK ||
 	    tw_table_populate(d->ring, d->ring_len, 1) != TW_OK ||
 	    tw_table_populate(d->slots, ns, sizeof(*d->slots)) != TW_OK ||
 	    tw_table_populate(d->homes, n, sizeof(*d->homes)) != TW_OK) {
 		tw_srv_dup_free(d);
 		return TW_ERR_NOMEM;
 	}
-	memset(d->homes, 0xff, (size_t)n * sizeof(*d->homes)); /* none indexed */
 	d->key[0] = tw_load_le64(seed);
 	d->key[1] = tw_load_le64(seed + 8);
 	d->expiry_ms = (uint64_t)expiry_s * 1000;
@@ -122,12 +115,12 @@ static uint32_t home_of(const struct tw_srv_dup *d, uint64_t h)
 static void unlink_entry(struct tw_srv_dup *d, uint32_t i)
 {
 	const uint32_t mask = d->nslots - 1;
-	uint32_t s = d->homes[i], k;
+	uint32_t s = d->homes[i] - 1, k;
 
 	d->e[i].state = E_FREE;
-	d->homes[i] = UINT32_MAX;
-	if (s == UINT32_MAX)
+	if (d->homes[i] == 0)
 		return; /* not indexed (never: entries not free are) */
+	d->homes[i] = 0;
 	for (k = 0; k < d->nslots && (d->slots[s] & IDX_MASK) != (uint64_t)i + 1; k++)
 		s = (s + 1) & mask;
 	if (k == d->nslots)
@@ -211,7 +204,7 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 	e->reply_len = 0;
 	e->reply_off = 0;
 	e->expires_ms = 0;
-	d->homes[i] = home;
+	d->homes[i] = home + 1;
 	for (s = home; d->slots[s] != 0; s = (s + 1) & mask)
 		;
 	d->slots[s] = hb | ((uint64_t)i + 1);
@@ -229,8 +222,8 @@ void tw_srv_dup_prefetch(const struct tw_srv_dup *d, uint64_t h, uint32_t k)
 	i = (d->next + k) % d->n; /* reused unless pending: then a later one */
 	__builtin_prefetch(&d->e[i], 1, 3);
 	home = d->homes[i]; /* 4 octets of a small array, in sequence */
-	if (home != UINT32_MAX)
-		__builtin_prefetch(&d->slots[home], 1, 3);
+	if (home != 0)
+		__builtin_prefetch(&d->slots[home - 1], 1, 3);
 }
 
 const uint8_t *tw_srv_dup_reply(const struct tw_srv_dup *d, const struct tw_srv_dup_entry *e)

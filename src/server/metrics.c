@@ -59,84 +59,89 @@ static void one(struct out *o, const char *name, const char *type, const char *h
 	put(o, "%s %llu\n", name, (unsigned long long)v);
 }
 
+/* One sample per metric, with its HELP and TYPE lines. */
+struct metric {
+	const char *name, *type, *help;
+	uint64_t v;
+};
+
+static void all(struct out *o, const struct metric *ms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		one(o, ms[i].name, ms[i].type, ms[i].help, ms[i].v);
+}
+
 int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 			  size_t *len)
 {
-	static const struct {
-		const char *name, *help;
-		enum tw_srv_ctr c;
-	} radius[] = {
-		{ "twag_radius_access_requests_total",
-		  "Access-Requests received from known clients (RFC 4669)", TW_C_REQUESTS },
-		{ "twag_radius_access_accepts_total", "Access-Accepts sent", TW_C_ACCEPTS },
-		{ "twag_radius_access_rejects_total", "Access-Rejects sent", TW_C_REJECTS },
-		{ "twag_radius_access_challenges_total", "Access-Challenges sent",
-		  TW_C_CHALLENGES },
-		{ "twag_radius_malformed_packets_total",
+	const struct metric radius[] = {
+		{ "twag_radius_access_requests_total", "counter",
+		  "Access-Requests received from known clients (RFC 4669)", m->v[TW_C_REQUESTS] },
+		{ "twag_radius_access_accepts_total", "counter", "Access-Accepts sent", m->v[TW_C_ACCEPTS] },
+		{ "twag_radius_access_rejects_total", "counter", "Access-Rejects sent", m->v[TW_C_REJECTS] },
+		{ "twag_radius_access_challenges_total", "counter", "Access-Challenges sent",
+		  m->v[TW_C_CHALLENGES] },
+		{ "twag_radius_malformed_packets_total", "counter",
 		  "Malformed packets dropped (RFC 2865 section 3 decode rules)",
-		  TW_C_MALFORMED },
-		{ "twag_radius_bad_authenticators_total",
+		  m->v[TW_C_MALFORMED] },
+		{ "twag_radius_bad_authenticators_total", "counter",
 		  "Requests dropped for a missing or invalid Message-Authenticator",
-		  TW_C_BAD_AUTH },
-		{ "twag_radius_packets_dropped_total",
-		  "Packets silently discarded for another reason", TW_C_DROPPED },
-		{ "twag_radius_duplicate_requests_total",
-		  "Retransmitted requests (RFC 5080 section 2.2.2)", TW_C_DUPLICATES },
-		{ "twag_radius_unknown_clients_total",
+		  m->v[TW_C_BAD_AUTH] },
+		{ "twag_radius_packets_dropped_total", "counter",
+		  "Packets silently discarded for another reason", m->v[TW_C_DROPPED] },
+		{ "twag_radius_duplicate_requests_total", "counter",
+		  "Retransmitted requests (RFC 5080 section 2.2.2)", m->v[TW_C_DUPLICATES] },
+		{ "twag_radius_unknown_clients_total", "counter",
 		  "Packets from addresses that are not configured clients",
-		  TW_C_UNKNOWN_CLIENTS },
-		{ "twag_radius_status_server_total", "Status-Server requests answered (RFC 5997)",
-		  TW_C_STATUS_SERVER },
-		{ "twag_radius_unknown_types_total", "Packets of a code this server does not serve",
-		  TW_C_UNKNOWN_TYPES },
+		  m->v[TW_C_UNKNOWN_CLIENTS] },
+		{ "twag_radius_status_server_total", "counter", "Status-Server requests answered (RFC 5997)",
+		  m->v[TW_C_STATUS_SERVER] },
+		{ "twag_radius_unknown_types_total", "counter", "Packets of a code this server does not serve",
+		  m->v[TW_C_UNKNOWN_TYPES] },
 	};
 	/* the other worker counters (and one gauge), in this order */
-	static const struct {
-		const char *name, *type, *help;
-		enum tw_srv_ctr c;
-	} worker[] = {
+	const struct metric worker[] = {
 		{ "twag_eap_naks_total", "counter", "EAP Nak responses that changed the method",
-		  TW_C_NAKS },
+		  m->v[TW_C_NAKS] },
 		{ "twag_resyncs_total", "counter",
-		  "AUTS resynchronisations accepted (TS 33.102 section 6.3.5)", TW_C_RESYNCS },
+		  "AUTS resynchronisations accepted (TS 33.102 section 6.3.5)", m->v[TW_C_RESYNCS] },
 		{ "twag_resyncs_refused_total", "counter",
 		  "AUTS resynchronisations refused (bad MAC-S or rate limit)",
-		  TW_C_RESYNCS_REFUSED },
+		  m->v[TW_C_RESYNCS_REFUSED] },
 		{ "twag_aka_batched_challenges_total", "counter",
 		  "EAP-AKA' challenges whose keys and AT_MAC were computed in lanes with others of their receive batch",
-		  TW_C_AKA_BATCHED },
+		  m->v[TW_C_AKA_BATCHED] },
 		{ "twag_rx_batches_total", "counter",
 		  "Receive batches: system calls that returned datagrams (requests per batch: requests / batches)",
-		  TW_C_RX_BATCHES },
+		  m->v[TW_C_RX_BATCHES] },
 		{ "twag_rx_coalesce_waits_total", "counter",
 		  "Waits of --rx-coalesce-us before a receive, taken because traffic was dense",
-		  TW_C_RX_WAITS },
+		  m->v[TW_C_RX_WAITS] },
 		{ "twag_tx_gso_sends_total", "counter",
 		  "UDP GSO sends: replies of one length to one client sent as one buffer (--no-udp-gso: none)",
-		  TW_C_TX_GSO_SENDS },
+		  m->v[TW_C_TX_GSO_SENDS] },
 		{ "twag_tx_gso_replies_total", "counter", "Replies sent in UDP GSO sends",
-		  TW_C_TX_GSO_REPLIES },
+		  m->v[TW_C_TX_GSO_REPLIES] },
 		{ "twag_tx_gso_fallbacks_total", "counter",
 		  "UDP GSO sends the kernel refused, their replies then sent one by one",
-		  TW_C_TX_GSO_FALLBACKS },
+		  m->v[TW_C_TX_GSO_FALLBACKS] },
 		{ "twag_rx_gro_datagrams_total", "counter",
 		  "Requests that arrived coalesced by UDP GRO with others of their client (--no-udp-gro: none)",
-		  TW_C_RX_GRO_DGRAMS },
+		  m->v[TW_C_RX_GRO_DGRAMS] },
 		{ "twag_udp_gso_workers", "gauge",
 		  "Workers sending with UDP GSO (0 when the kernel or the path cannot)",
-		  TW_C_UDP_GSO_ON },
+		  m->v[TW_C_UDP_GSO_ON] },
 		{ "twag_store_vectors_total", "counter",
 		  "Authentication vectors and triplet sets issued by the store",
-		  TW_C_STORE_VECTORS },
+		  m->v[TW_C_STORE_VECTORS] },
 		{ "twag_store_errors_total", "counter",
-		  "Store calls that failed (I/O: no durable SQN, no vector)", TW_C_STORE_ERRORS },
+		  "Store calls that failed (I/O: no durable SQN, no vector)", m->v[TW_C_STORE_ERRORS] },
 	};
 	struct out o = { buf, max, 0, false };
 
 	if (buf == NULL || len == NULL || max == 0)
 		return TW_ERR_INVAL;
-	for (size_t i = 0; i < sizeof(radius) / sizeof(radius[0]); i++)
-		one(&o, radius[i].name, "counter", radius[i].help, m->v[radius[i].c]);
+	all(&o, radius, sizeof(radius) / sizeof(radius[0]));
 
 	head(&o, "twag_attaches_total", "counter",
 	     "Successful EAP authentications by method and kind");
@@ -150,8 +155,7 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	for (unsigned me = 0; me < TW_SRV_N_METHODS; me++)
 		put(&o, "twag_auth_failures_total{method=\"%s\"} %llu\n", tw_srv_method_name(me),
 		    (unsigned long long)m->v[TW_C_AUTH_FAIL + me]);
-	for (size_t i = 0; i < sizeof(worker) / sizeof(worker[0]); i++)
-		one(&o, worker[i].name, worker[i].type, worker[i].help, m->v[worker[i].c]);
+	all(&o, worker, sizeof(worker) / sizeof(worker[0]));
 	head(&o, "twag_store_latency_seconds", "summary",
 	     "Time spent in store calls on the authentication path");
 	put(&o, "twag_store_latency_seconds_sum %.9f\n",
@@ -160,10 +164,7 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 	    (unsigned long long)m->v[TW_C_STORE_LAT_COUNT]);
 	/* the store, the session table and the threads: counters and gauges,
 	 * then the times kept in ns, shown in seconds */
-	const struct {
-		const char *name, *type, *help;
-		uint64_t v;
-	} rest[] = {
+	const struct metric rest[] = {
 		{ "twag_store_reservations_total", "counter",
 		  "Durable SQN high-water mark writes", m->store_reservations },
 		{ "twag_store_subscribers_loaded", "gauge", "Subscribers held in memory",
@@ -210,8 +211,7 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 		  "Time in SQLite WAL checkpoints (the write-behind thread's, no lock held)",
 		  m->store_checkpoint_ns },
 	};
-	for (size_t i = 0; i < sizeof(rest) / sizeof(rest[0]); i++)
-		one(&o, rest[i].name, rest[i].type, rest[i].help, rest[i].v);
+	all(&o, rest, sizeof(rest) / sizeof(rest[0]));
 	for (size_t i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
 		head(&o, ns[i].name, ns[i].type, ns[i].help);
 		put(&o, "%s %.9f\n", ns[i].name, (double)ns[i].v / 1e9);

@@ -124,7 +124,7 @@ struct tw_srv_worker {
 	 * The Message-Authenticators of a receive batch checked at once
 	 * before the requests are handled (tw_radius_verify_requests_ctx):
 	 * vpkt/vjob per datagram (vhash: its duplicate-cache hash, made
-	 * once); pre_rc is the verdict of the one being handled when
+	 * once, for an EAP Access-Request); pre_rc is the verdict of the one being handled when
 	 * pre_set.
 	 */
 	struct tw_radius_pkt vpkt[TW_SRV_BATCH];
@@ -184,6 +184,7 @@ void tw_srv_send_replies(struct tw_srv_worker *w, struct mmsghdr *tx, int m);
 struct tw_srv_rx_cursor {
 	int slot;      /* receive slot */
 	uint32_t off;  /* octets of it already taken */
+	uint32_t seg;  /* its datagrams' length (found when off is 0) */
 };
 
 /*

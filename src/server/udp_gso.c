@@ -12,10 +12,6 @@
 
 #include "twag/udp_gso.h"
 
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103 /* linux/udp.h, Linux 4.18 */
-#endif
-
 /* Linux before 6.10 takes at most 64 segments in one send (UDP_MAX_SEGMENTS);
  * a send is one UDP datagram before the cut: at most 65507 octets. */
 enum { GSO_SEGS_MAX = 64, GSO_BYTES_MAX = 65507 };
@@ -183,15 +179,20 @@ unsigned tw_udp_gso_send(struct tw_udp_gso *g, int fd, struct mmsghdr *tx, unsig
 			if (ok > 0) {
 				/* the datagrams went out alone: GSO was the
 				 * cause, and the groups after this one would be
-				 * refused too */
-				unsigned r = 0;
+				 * refused too: the rest goes one by one, the
+				 * send list rewritten in place */
+				unsigned from = (unsigned)g->first[off] + (unsigned)g->n[off], r = 0;
 
 				g->on = false;
 				g->off_errno = err;
-				for (unsigned j = (unsigned)g->first[off] + (unsigned)g->n[off]; j < m;
-				     j++)
-					g->rest[r++] = tx[g->ord[j]];
-				return sent + tw_udp_gso_send(g, fd, g->rest, r, flags);
+				for (unsigned j = from; j < m; j++) {
+					g->msg[r].msg_hdr = tx[g->ord[j]].msg_hdr;
+					g->n[r++] = 1;
+				}
+				ng = r;
+				off = 0;
+				refused = 0;
+				continue;
 			}
 		} else {
 			g->lost += (uint64_t)g->n[off];

@@ -45,10 +45,6 @@
 
 #include "srv.h"
 
-#ifndef UDP_GRO
-#define UDP_GRO 104 /* linux/udp.h, Linux 5.0 */
-#endif
-
 enum {
 	SWEEP_STEP = 256,       /* sessions freed per lock hold by the sweep */
 	MAX_VECTOR_STEPS = 2,   /* store calls per EAP step (resync + vector) */
@@ -832,6 +828,7 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 static void verify_batch(struct tw_srv_worker *w)
 {
 	int nv = 0;
+	uint32_t nl = 0; /* duplicate-cache look-ups ahead */
 
 	for (int i = 0; i < w->ndg; i++) {
 		const struct tw_srv_dgram *d = &w->dg[i];
@@ -846,9 +843,12 @@ static void verify_batch(struct tw_srv_worker *w)
 		    (c = tw_srv_clients_find(w->clients, &a)) == NULL ||
 		    tw_radius_decode(&w->vpkt[nv], d->p, d->len) != TW_OK)
 			continue;
-		w->vhash[nv] = tw_srv_dup_hash(&w->dup, &a, port, w->vpkt[nv].id,
-					       w->vpkt[nv].authenticator);
-		tw_srv_dup_prefetch(&w->dup, w->vhash[nv], (uint32_t)nv);
+		/* the duplicate cache sees EAP Access-Requests only (tw_srv_handle) */
+		if (w->vpkt[nv].code == TW_RADIUS_ACCESS_REQUEST && w->vpkt[nv].n_eap > 0) {
+			w->vhash[nv] = tw_srv_dup_hash(&w->dup, &a, port, w->vpkt[nv].id,
+						       w->vpkt[nv].authenticator);
+			tw_srv_dup_prefetch(&w->dup, w->vhash[nv], nl++);
+		}
 		w->vjob[nv].p = &w->vpkt[nv];
 		w->vjob[nv].s = &c->key;
 		w->vclient[nv] = c;
@@ -1052,12 +1052,18 @@ int tw_srv_next_datagrams(struct tw_srv_worker *w, int n, struct tw_srv_rx_curso
 	w->ndg = 0;
 	while (cur->slot < n && w->ndg < TW_SRV_BATCH) {
 		const struct msghdr *h = &w->rx[cur->slot].msg_hdr;
-		uint32_t total = w->rx[cur->slot].msg_len, seg = slot_seg(w, cur->slot);
+		uint32_t total = w->rx[cur->slot].msg_len, seg;
 		struct tw_srv_dgram *d = &w->dg[w->ndg++];
 		bool trunc = (h->msg_flags & MSG_TRUNC) != 0;
 
-		if (seg < total)
-			tw_srv_count(&w->ctr, TW_C_RX_GRO_DGRAMS, 1);
+		/* a slot's control messages read once, as it is begun */
+		if (cur->off == 0) {
+			cur->seg = slot_seg(w, cur->slot);
+			if (cur->seg < total)
+				tw_srv_count(&w->ctr, TW_C_RX_GRO_DGRAMS,
+					     (total + cur->seg - 1) / cur->seg);
+		}
+		seg = cur->seg;
 		d->p = w->rx_mem + (size_t)cur->slot * w->rx_slot + cur->off;
 		d->len = total - cur->off < seg ? total - cur->off : seg;
 		d->slot = (uint16_t)cur->slot;
@@ -1277,7 +1283,7 @@ void *tw_srv_worker_run(void *arg)
 			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
 		/* the datagrams in batches of at most TW_SRV_BATCH (with
 		 * UDP GRO a receive can bring more) */
-		for (struct tw_srv_rx_cursor cur = { 0, 0 }; tw_srv_next_datagrams(w, n, &cur) > 0;)
+		for (struct tw_srv_rx_cursor cur = { 0, 0, 0 }; tw_srv_next_datagrams(w, n, &cur) > 0;)
 			handle_datagrams(w, now);
 		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
 			w->last_sweep_ms = now;

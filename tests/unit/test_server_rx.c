@@ -32,7 +32,7 @@ static void slot(int i, uint32_t total, int flags, int seg)
 
 		memset(cm[i], 0, sizeof(cm[i]));
 		c->cmsg_level = IPPROTO_UDP;
-		c->cmsg_type = 104; /* UDP_GRO */
+		c->cmsg_type = UDP_GRO;
 		c->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(c), &seg, sizeof(seg));
 		h->msg_control = cm[i];
@@ -43,7 +43,7 @@ static void slot(int i, uint32_t total, int flags, int seg)
 static void test_cut(void)
 {
 	void *mem = NULL;
-	struct tw_srv_rx_cursor cur = { 0, 0 };
+	struct tw_srv_rx_cursor cur = { 0, 0, 0 };
 	bool ok = true;
 
 	if (!CHECK(posix_memalign(&mem, 64, sizeof(*w)) == 0))
@@ -72,7 +72,7 @@ static void test_cut(void)
 	CHECK(tw_srv_next_datagrams(w, 3, &cur) == 0);
 
 	/* 33 of 50 in one slot: a batch of 32, then 1 */
-	cur = (struct tw_srv_rx_cursor){ 0, 0 };
+	cur = (struct tw_srv_rx_cursor){ 0, 0, 0 };
 	slot(0, 33 * 50, 0, 50);
 	CHECK(tw_srv_count_datagrams(w, 1) == 33);
 	CHECK(tw_srv_next_datagrams(w, 1, &cur) == 32);
@@ -82,7 +82,7 @@ static void test_cut(void)
 	CHECK(tw_srv_next_datagrams(w, 1, &cur) == 0);
 
 	/* cut by the kernel: only the last one is incomplete */
-	cur = (struct tw_srv_rx_cursor){ 0, 0 };
+	cur = (struct tw_srv_rx_cursor){ 0, 0, 0 };
 	slot(0, 1000, MSG_TRUNC, 100);
 	CHECK(tw_srv_next_datagrams(w, 1, &cur) == 10);
 	ok = true;
@@ -92,19 +92,19 @@ static void test_cut(void)
 
 	/* control messages cut: the boundaries are unknown, the slot is
 	 * dropped whole */
-	cur = (struct tw_srv_rx_cursor){ 0, 0 };
+	cur = (struct tw_srv_rx_cursor){ 0, 0, 0 };
 	slot(0, 1000, MSG_CTRUNC, 0);
 	CHECK(tw_srv_next_datagrams(w, 1, &cur) == 1);
 	CHECK(w->dg[0].bad && w->dg[0].len == 1000);
 
 	/* longer than RFC 2865's 4096 octets */
-	cur = (struct tw_srv_rx_cursor){ 0, 0 };
+	cur = (struct tw_srv_rx_cursor){ 0, 0, 0 };
 	slot(0, 2 * 4097, 0, 4097);
 	CHECK(tw_srv_next_datagrams(w, 1, &cur) == 2);
 	CHECK(w->dg[0].bad && w->dg[1].bad);
 
 	/* without GRO a slot is one datagram whatever it carries */
-	cur = (struct tw_srv_rx_cursor){ 0, 0 };
+	cur = (struct tw_srv_rx_cursor){ 0, 0, 0 };
 	w->gro = false;
 	slot(0, 1000, 0, 100);
 	CHECK(tw_srv_count_datagrams(w, 1) == 1);

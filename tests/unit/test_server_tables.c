@@ -392,7 +392,7 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 		if ((v & idx_mask) == 0 || (v & idx_mask) > d->n || named[(v & idx_mask) - 1]++ != 0)
 			return false;
 		e = &d->e[(v & idx_mask) - 1];
-		home = d->homes[(v & idx_mask) - 1];
+		home = d->homes[(v & idx_mask) - 1] - 1;
 		if (e->state == 0 || home != ((uint32_t)(v >> 25) & mask) ||
 		    v >> 25 != tw_srv_dup_hash(d, &e->addr, e->port, e->id, e->auth) >> 25)
 			return false;
@@ -404,7 +404,7 @@ static bool dup_index_sound(const struct tw_srv_dup *d)
 	/* entries not indexed are free, with no home */
 	for (uint32_t i = 0; i < d->n; i++)
 		if ((d->e[i].state != 0) != (named[i] != 0) ||
-		    (named[i] == 0 && d->homes[i] != UINT32_MAX))
+		    (named[i] == 0 && d->homes[i] != 0))
 			return false;
 	return true;
 }
