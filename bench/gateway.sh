@@ -259,22 +259,9 @@ round_ratios() { # kind -> the FreeRADIUS / twagd ratio of each round
 		echo "$(ratio_of "$(round_us fr "$r")" "$(round_us "$1" "$r")")"
 	done
 }
-fr_acc="" fr_den="" fr_wall="" fr_cpu="" fr_ucpu=""
-tw_acc="" tw_den="" tw_wall="" tw_cpu="" tw_ucpu=""
-tn_acc="" tn_den="" tn_wall="" tn_cpu="" tn_ucpu=""
-tc_acc="" tc_den="" tc_wall="" tc_cpu="" tc_ucpu=""
-for kind in fr tw tn tc; do
-	read -r acc den wall cpu ucpu <<<"${res[$kind,$(median_round "$kind")]}"
-	printf -v "${kind}_acc" '%s' "$acc"
-	printf -v "${kind}_den" '%s' "$den"
-	printf -v "${kind}_wall" '%s' "$wall"
-	printf -v "${kind}_cpu" '%s' "$cpu"
-	printf -v "${kind}_ucpu" '%s' "$ucpu"
-done
-fr_us=$(us "$fr_cpu" "$fr_acc")
-tw_us=$(us "$tw_cpu" "$tw_acc")
-tn_us=$(us "$tn_cpu" "$tn_acc")
-tc_us=$(us "$tc_cpu" "$tc_acc")
+med_us() { round_us "$1" "$(median_round "$1")"; } # kind -> its median µs/auth
+tw_us=$(med_us tw)
+tn_us=$(med_us tn)
 # shellcheck disable=SC2046 # one ratio per round
 ratio=$(median $(round_ratios tw))
 # shellcheck disable=SC2046
@@ -285,8 +272,12 @@ cmpnum() { [ "$2" = n/a ] || [ -z "$2" ] && { echo 0; return; }; calc "$2 $1 $3"
 commit=$(git rev-parse HEAD 2>/dev/null || echo unknown)
 cpu_model=$(lscpu 2>/dev/null | sed -nE 's/^Model name: *//p' | head -1)
 machine="$(nproc) CPUs ($cpu_model), $(uname -sr), $(awk '/MemTotal/ {printf "%.1f GiB", $2/1048576}' /proc/meminfo)"
-row() { # label acc den wall cpu us user_cpu kind
-	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s |\n' "$1" "$2" "$3" "$((N_AUTH - $2 - $3))" "$4" "$(rate_of "$2" "$4")" "$5" "$6" "$(us "$7" "$2")" "$(us "$(calc "$5 - $7")" "$2")" "$(per_round "$8")"
+row() { # label kind: the kind's median round, and its figure in every round
+	local acc den wall cpu ucpu
+	read -r acc den wall cpu ucpu <<<"${res[$2,$(median_round "$2")]}"
+	printf '| %s | %s | %s | %s | %.2f | %s | %.2f | %s | %s | %s | %s |\n' "$1" "$acc" "$den" \
+		"$((N_AUTH - acc - den))" "$wall" "$(rate_of "$acc" "$wall")" "$cpu" "$(us "$cpu" "$acc")" \
+		"$(us "$ucpu" "$acc")" "$(us "$(calc "$cpu - $ucpu")" "$acc")" "$(per_round "$2")"
 }
 
 {
@@ -319,10 +310,10 @@ row() { # label acc den wall cpu us user_cpu kind
 	echo
 	echo "| server | accepted | denied | no answer | wall s | auths/s | server CPU s | server CPU µs/auth | of which user µs | of which kernel µs | µs/auth by round |"
 	echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
-	row "FreeRADIUS $fr_version" "$fr_acc" "$fr_den" "$fr_wall" "$fr_cpu" "$fr_us" "$fr_ucpu" fr
-	row "twagd (identity privacy on)" "$tw_acc" "$tw_den" "$tw_wall" "$tw_cpu" "$tw_us" "$tw_ucpu" tw
-	row "twagd (identity privacy off)" "$tn_acc" "$tn_den" "$tn_wall" "$tn_cpu" "$tn_us" "$tn_ucpu" tn
-	row "twagd (identity privacy off, --rx-coalesce-us 0)" "$tc_acc" "$tc_den" "$tc_wall" "$tc_cpu" "$tc_us" "$tc_ucpu" tc
+	row "FreeRADIUS $fr_version" fr
+	row "twagd (identity privacy on)" tw
+	row "twagd (identity privacy off)" tn
+	row "twagd (identity privacy off, --rx-coalesce-us 0)" tc
 	echo
 	echo "User and kernel split the server CPU by utime and stime: the kernel's part is"
 	echo "the system calls, mostly UDP over loopback (each reply's send also runs its"
