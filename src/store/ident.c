@@ -1287,17 +1287,20 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
 }
 
 /*
- * A row's write is one statement (id_q.merge): an UPSERT whose value is
- * twag_ident_merge(old value or NULL, group), this function: the old row
- * decoded, the group's entries applied in order (apply: the ids they push
- * out are noted for mark_written), encoded again. So the row is found and
- * written in one B-tree search, with no SELECT of its own. SQLite computes
- * the VALUES expression (merge into NULL) before it finds the conflict,
- * then the DO UPDATE one (merge into the old value): each call first drops
- * the ids the one before noted, so those of the value stored are noted
- * once. A group of tombstones only updates a row that exists
- * (id_q.merge_upd), never makes one. A row left with no id stays until
- * the sweep deletes it.
+ * A row's write is an UPDATE (id_q.merge_upd) whose value is
+ * twag_ident_merge(old value, group), this function: the old row decoded,
+ * the group's entries applied in order (apply: the ids they push out are
+ * noted for mark_written), encoded again. So the row is found and written
+ * in one B-tree search, with no SELECT of its own. When the UPDATE changed
+ * no row (a subscriber's first ids), the UPSERT (id_q.merge) makes it:
+ * SQLite computes its VALUES expression (merge into NULL) before it finds
+ * a conflict, then the DO UPDATE one (merge into the old value), so each
+ * call first drops the ids the one before noted, and those of the value
+ * stored are noted once. The UPDATE alone was half the merges of the
+ * UPSERT alone, which computes both whenever the row exists, as it does
+ * in the steady state. A group of tombstones only updates a row that
+ * exists, never makes one. A row left with no id stays until the sweep
+ * deletes it.
  */
 struct ident_group {
 	struct tw_store *st;
@@ -1342,12 +1345,19 @@ static int write_group(struct tw_store *st, struct row_cursor *c)
 
 	for (size_t i = 0; i < c->ne; i++)
 		tombs &= c->e[i]->tomb;
-	q = tombs ? st->id_q.merge_upd : st->id_q.merge; /* tombstones only: no new row */
-	sqlite3_bind_int64(q, 1, c->key);
-	sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
-	rc = sqlite3_step(q);
-	sqlite3_reset(q);
-	sqlite3_bind_null(q, 2); /* g goes out of scope */
+	/* the UPDATE first (tombstones alone never make a row), the UPSERT
+	 * when it changed no row */
+	q = st->id_q.merge_upd;
+	for (int pass = 0; pass < 2; pass++) {
+		sqlite3_bind_int64(q, 1, c->key);
+		sqlite3_bind_pointer(q, 2, &g, group_ptr, NULL);
+		rc = sqlite3_step(q);
+		sqlite3_reset(q);
+		sqlite3_bind_null(q, 2); /* g goes out of scope */
+		if (rc != SQLITE_DONE || tombs || sqlite3_changes(st->db) > 0)
+			break;
+		q = st->id_q.merge;
+	}
 	c->live = false;
 	c->ne = 0;
 	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
