@@ -6,7 +6,17 @@
 #include "twag/hex.h"
 #include "twag/mem.h"
 
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_bytes(void)
 {
@@ -110,6 +120,109 @@ static void test_table_alloc(void)
 	tw_table_free(NULL, 1, 1);
 }
 
+/* Every page of [p, p + n) resident (mincore). */
+static bool resident(const void *p, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), np = (n + page - 1) / page;
+	unsigned char vec[2048];
+	bool all = np <= sizeof(vec) && mincore((void *)(uintptr_t)p, n, vec) == 0;
+
+	for (size_t i = 0; all && i < np; i++)
+		all = (vec[i] & 1) != 0;
+	return all;
+}
+
+#if defined(MADV_POPULATE_WRITE) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(__x86_64__)
+#define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
+#else
+#define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+/*
+ * In a child: madvise(MADV_POPULATE_WRITE) made to fail with err by a
+ * seccomp filter (as a sandbox or an older kernel would), then a 3 MiB
+ * table populated. Exit status: 0 when tw_table_populate returned want
+ * and, when that is TW_OK, the table is resident and still zero (the
+ * page-by-page fallback wrote each page back); else which check failed.
+ */
+static int populate_refused(int err, int want)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_madvise, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[2])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, MADV_POPULATE_WRITE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+	size_t n = 3u << 20;
+	uint8_t *p;
+	pid_t pid = fork();
+	int status;
+
+	if (pid < 0)
+		return 100;
+	if (pid == 0) {
+		bool zero = true;
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(2);
+		/* the filter answers as asked */
+		p = tw_table_alloc(n, 1);
+		if (p == NULL)
+			_exit(3);
+		errno = 0;
+		if (madvise(p, n, MADV_POPULATE_WRITE) == 0 || errno != err)
+			_exit(4);
+		if (tw_table_populate(p, n, 1) != want)
+			_exit(5);
+		if (want != TW_OK)
+			_exit(0);
+		/* before any read here could map pages */
+		if (!resident(p, n))
+			_exit(6);
+		for (size_t j = 0; j < n; j += 4093)
+			zero = zero && p[j] == 0;
+		_exit(zero ? 0 : 7);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 101;
+	return WEXITSTATUS(status);
+}
+#endif
+
+/* Populating commits the whole table (MADV_POPULATE_WRITE, or each page
+ * touched where the advice is refused); a refusal that is a lack of
+ * memory is an error, not a fallback. */
+static void test_table_populate(void)
+{
+	size_t n = 3u << 20;
+	uint8_t *p = tw_table_alloc(n, 1);
+
+	CHECK(p != NULL);
+	if (p != NULL) {
+		CHECK(!resident(p, n)); /* nothing committed yet */
+		CHECK(tw_table_populate(p, n, 1) == TW_OK);
+		CHECK(resident(p, n));
+		CHECK(p[0] == 0 && p[n - 1] == 0);
+		CHECK(tw_table_populate(p, 0, 1) == TW_ERR_INVAL);
+		tw_table_free(p, n, 1);
+	}
+	CHECK(tw_table_populate(NULL, 1, 1) == TW_ERR_INVAL);
+#if defined(MADV_POPULATE_WRITE) && (defined(__x86_64__) || defined(__aarch64__))
+	CHECK(populate_refused(EPERM, TW_OK) == 0);  /* a sandbox's filter */
+	CHECK(populate_refused(ENOSYS, TW_OK) == 0);
+	CHECK(populate_refused(EINVAL, TW_OK) == 0); /* before Linux 5.14 */
+	CHECK(populate_refused(ENOMEM, TW_ERR_NOMEM) == 0);
+	CHECK(populate_refused(EFAULT, TW_ERR_NOMEM) == 0);
+#endif
+}
+
 void test_main(void)
 {
 	test_bytes();
@@ -117,4 +230,5 @@ void test_main(void)
 	test_hex();
 	test_cpu();
 	test_table_alloc();
+	test_table_populate();
 }
