@@ -1898,6 +1898,252 @@ static void it_state(struct tw_eap_reauth_state *r, const char *imsi, uint16_t c
 	memset(r->k_aut, counter >> 8, 32);
 }
 
+/* ---- I/O errors at commit: a VFS that fails writes on demand ------------ */
+
+/*
+ * A pass-through VFS over the default one whose files fail on demand: WAL
+ * writes (what a commit in WAL mode does) with SQLITE_IOERR_WRITE, syncs
+ * (a synchronous=FULL commit, a checkpoint) with SQLITE_IOERR_FSYNC. A
+ * full disk or a failing device looks like this to the store.
+ */
+static _Atomic int fault_wal_write, fault_sync;
+static sqlite3_vfs *fault_base, fault_vfs;
+
+struct fault_file {
+	sqlite3_file base;
+	sqlite3_file *real;
+	bool wal;
+};
+
+#define FF_REAL(f) (((struct fault_file *)(void *)(f))->real)
+
+static int ff_close(sqlite3_file *f)
+{
+	return FF_REAL(f)->pMethods->xClose(FF_REAL(f));
+}
+static int ff_read(sqlite3_file *f, void *b, int n, sqlite3_int64 off)
+{
+	return FF_REAL(f)->pMethods->xRead(FF_REAL(f), b, n, off);
+}
+static int ff_write(sqlite3_file *f, const void *b, int n, sqlite3_int64 off)
+{
+	if (((struct fault_file *)(void *)f)->wal && atomic_load(&fault_wal_write))
+		return SQLITE_IOERR_WRITE;
+	return FF_REAL(f)->pMethods->xWrite(FF_REAL(f), b, n, off);
+}
+static int ff_truncate(sqlite3_file *f, sqlite3_int64 n)
+{
+	return FF_REAL(f)->pMethods->xTruncate(FF_REAL(f), n);
+}
+static int ff_sync(sqlite3_file *f, int flags)
+{
+	if (atomic_load(&fault_sync))
+		return SQLITE_IOERR_FSYNC;
+	return FF_REAL(f)->pMethods->xSync(FF_REAL(f), flags);
+}
+static int ff_size(sqlite3_file *f, sqlite3_int64 *n)
+{
+	return FF_REAL(f)->pMethods->xFileSize(FF_REAL(f), n);
+}
+static int ff_lock(sqlite3_file *f, int l)
+{
+	return FF_REAL(f)->pMethods->xLock(FF_REAL(f), l);
+}
+static int ff_unlock(sqlite3_file *f, int l)
+{
+	return FF_REAL(f)->pMethods->xUnlock(FF_REAL(f), l);
+}
+static int ff_reserved(sqlite3_file *f, int *r)
+{
+	return FF_REAL(f)->pMethods->xCheckReservedLock(FF_REAL(f), r);
+}
+static int ff_control(sqlite3_file *f, int op, void *arg)
+{
+	return FF_REAL(f)->pMethods->xFileControl(FF_REAL(f), op, arg);
+}
+static int ff_sector(sqlite3_file *f)
+{
+	return FF_REAL(f)->pMethods->xSectorSize(FF_REAL(f));
+}
+static int ff_device(sqlite3_file *f)
+{
+	return FF_REAL(f)->pMethods->xDeviceCharacteristics(FF_REAL(f));
+}
+static int ff_shm_map(sqlite3_file *f, int pg, int sz, int ext, void volatile **pp)
+{
+	return FF_REAL(f)->pMethods->xShmMap(FF_REAL(f), pg, sz, ext, pp);
+}
+static int ff_shm_lock(sqlite3_file *f, int off, int n, int flags)
+{
+	return FF_REAL(f)->pMethods->xShmLock(FF_REAL(f), off, n, flags);
+}
+static void ff_shm_barrier(sqlite3_file *f)
+{
+	FF_REAL(f)->pMethods->xShmBarrier(FF_REAL(f));
+}
+static int ff_shm_unmap(sqlite3_file *f, int del)
+{
+	return FF_REAL(f)->pMethods->xShmUnmap(FF_REAL(f), del);
+}
+static int ff_fetch(sqlite3_file *f, sqlite3_int64 off, int n, void **pp)
+{
+	return FF_REAL(f)->pMethods->xFetch(FF_REAL(f), off, n, pp);
+}
+static int ff_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
+{
+	return FF_REAL(f)->pMethods->xUnfetch(FF_REAL(f), off, p);
+}
+
+static const sqlite3_io_methods ff_methods = {
+	3, ff_close, ff_read, ff_write, ff_truncate, ff_sync, ff_size, ff_lock, ff_unlock,
+	ff_reserved, ff_control, ff_sector, ff_device, ff_shm_map, ff_shm_lock,
+	ff_shm_barrier, ff_shm_unmap, ff_fetch, ff_unfetch,
+};
+
+static int ff_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int flags, int *out)
+{
+	struct fault_file *ff = (struct fault_file *)(void *)f;
+	int rc;
+
+	(void)v;
+	ff->real = (sqlite3_file *)(void *)(ff + 1);
+	ff->wal = (flags & SQLITE_OPEN_WAL) != 0;
+	rc = fault_base->xOpen(fault_base, name, ff->real, flags, out);
+	/* methods of our own only over a file the real VFS opened, of the
+	 * version they are written for */
+	f->pMethods = rc == SQLITE_OK && ff->real->pMethods != NULL &&
+			      ff->real->pMethods->iVersion >= 3 ? &ff_methods : NULL;
+	if (rc == SQLITE_OK && f->pMethods == NULL) {
+		if (ff->real->pMethods != NULL)
+			ff->real->pMethods->xClose(ff->real);
+		rc = SQLITE_CANTOPEN;
+	}
+	return rc;
+}
+
+/* The fault VFS as the default (connections opened from now on use it). */
+static bool fault_vfs_on(void)
+{
+	fault_base = sqlite3_vfs_find(NULL);
+	if (fault_base == NULL)
+		return false;
+	fault_vfs = *fault_base;
+	fault_vfs.zName = "twag-test-fault";
+	fault_vfs.pNext = NULL;
+	fault_vfs.szOsFile = (int)sizeof(struct fault_file) + fault_base->szOsFile;
+	fault_vfs.xOpen = ff_open;
+	atomic_store(&fault_wal_write, 0);
+	atomic_store(&fault_sync, 0);
+	return sqlite3_vfs_register(&fault_vfs, 1) == SQLITE_OK;
+}
+
+static void fault_vfs_off(void)
+{
+	atomic_store(&fault_wal_write, 0);
+	atomic_store(&fault_sync, 0);
+	sqlite3_vfs_unregister(&fault_vfs);
+}
+
+/* Vectors for imsi until one fails or max of them: those that succeed
+ * must have SQNs above *last, increasing (*last follows them). Returns
+ * how many succeeded, or -1 when one failed other than with TW_ERR_IO or
+ * left something in its output. */
+static int vectors_until_error(struct tw_store *st, const struct tw_subscriber *s,
+			       const char *imsi, int max, uint64_t *last)
+{
+	struct tw_eap_aka_vec v;
+	uint8_t rand_[16];
+	int ok = 0;
+
+	for (int i = 0; i < max; i++) {
+		int rc;
+
+		tw_test_random(rand_, 16);
+		memset(&v, 0x5a, sizeof(v));
+		rc = tw_store_aka_vector(st, imsi, false, rand_, &v);
+		if (rc != TW_OK)
+			return rc == TW_ERR_IO && tw_ct_is_zero(&v, sizeof(v)) ? ok : -1;
+		if (!CHECK(sqn_of(s, rand_, v.autn) > *last))
+			return -1;
+		*last = sqn_of(s, rand_, v.autn);
+		ok++;
+	}
+	return ok;
+}
+
+/*
+ * The commit of an SQN reservation fails (a WAL write, then a sync): the
+ * vector that needed it gets TW_ERR_IO and nothing, the block is not used,
+ * and once the device works again the next SQN is above every one issued,
+ * in this process and after a restart. A write-behind round of identities
+ * whose commit fails writes nothing and is written whole by a later round.
+ */
+static void test_commit_fails(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_store_stats before, after;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint64_t last = 0;
+	char imsi[16], out[16];
+	size_t n = 0;
+	struct tw_store *st;
+	int got;
+
+	db_remove();
+	if (!CHECK(fault_vfs_on()))
+		return;
+	o.sqn_block = 3;
+	st = open_with(&o);
+	if (st == NULL) {
+		fault_vfs_off();
+		return;
+	}
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+	CHECK(vectors_until_error(st, &s, imsi, 2, &last) == 2);
+
+	for (int mode = 0; mode < 2; mode++) {
+		/* the rest of the block (reserve-ahead may have added one)
+		 * goes out; the vector that needs a new reservation fails */
+		atomic_store(mode == 0 ? &fault_wal_write : &fault_sync, 1);
+		tw_store_get_stats(st, &before);
+		got = vectors_until_error(st, &s, imsi, 8, &last);
+		CHECK(got >= 0 && got < 8);
+		CHECK(vectors_until_error(st, &s, imsi, 1, &last) == 0); /* still nothing */
+		tw_store_get_stats(st, &after);
+		CHECK(after.io_errors >= before.io_errors + 2);
+		atomic_store(mode == 0 ? &fault_wal_write : &fault_sync, 0);
+		CHECK(vectors_until_error(st, &s, imsi, 4, &last) == 4);
+	}
+
+	/* identities: nothing of a failing round lands, all of a later one */
+	ops = tw_store_identity_ops(st);
+	atomic_store(&fault_wal_write, 1);
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("3fault-one", imsi), imsi, 15));
+	usleep(400000); /* rounds run every ~100 ms; they fail */
+	CHECK(raw_int(P_COUNT, imsi) == 0);
+	atomic_store(&fault_wal_write, 0);
+	for (int i = 0; i < 50 && raw_int(P_COUNT, imsi) != 1; i++)
+		usleep(100000);
+	CHECK(raw_int(P_COUNT, imsi) == 1);
+	tw_store_close(st);
+	fault_vfs_off();
+
+	/* after a restart: no SQN again, the pseudonym found */
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	CHECK(vectors_until_error(st, &s, imsi, 4, &last) == 4);
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("3fault-one"), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
+	tw_store_close(st);
+	tw_wipe(&s, sizeof(s));
+}
+
 /* A full table is a clean TW_ERR_NOMEM when other threads refill it
  * between the round a store ran and its retry: try again. */
 static int it_retry(int rc, int *tries)
@@ -3002,6 +3248,7 @@ void test_main(void)
 	test_provisioning();
 	test_vectors();
 	test_locked();
+	test_commit_fails();
 	test_reserve_ahead();
 	test_two_stores();
 	test_resync();
