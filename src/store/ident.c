@@ -603,9 +603,25 @@ static struct ident_table *tab(struct tw_store *st)
 	return &st->id;
 }
 
-static uint32_t hash_of(const struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len)
+static uint64_t hash_of(const struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len)
 {
-	return (uint32_t)store_hash(st, kind, key, len);
+	return store_hash(st, kind, key, len);
+}
+
+/*
+ * The index: linear probing over t->slots; a slot holds the hash's bits
+ * above IDENT_IDX_BITS and entry + 1 below them, so a probe reads an
+ * entry only when those hash bits match, and a miss costs the slots'
+ * line, not a walk through entries. Deletion is by backward shift (no
+ * tombstones). At most cap of the 2 cap or more slots are used: every run
+ * ends at an empty slot.
+ */
+enum { IDENT_IDX_BITS = 25 }; /* entry + 1 <= 2^24 (the largest cap) */
+#define IDENT_IDX_MASK ((UINT64_C(1) << IDENT_IDX_BITS) - 1)
+
+static uint32_t home_of(const struct ident_table *t, uint64_t h)
+{
+	return (uint32_t)(h >> IDENT_IDX_BITS) & (t->nslots - 1);
 }
 
 static void list_push(struct ident_table *t, struct ident_list *l, int32_t i)
@@ -655,16 +671,20 @@ static void list_splice(struct ident_table *t, struct ident_list *dst, struct id
 	src->n = 0;
 }
 
-/* The hashes compared are in the links; an entry is read only when its
- * hash matches. */
-static int32_t find(const struct ident_table *t, uint32_t h, uint8_t kind, const uint8_t *key,
+static int32_t find(const struct ident_table *t, uint64_t h, uint8_t kind, const uint8_t *key,
 		    size_t len)
 {
-	for (int32_t i = t->bucket[h & (t->nbucket - 1)]; i >= 0; i = t->link[i].next) {
-		const struct ident_ent *e;
+	const uint32_t mask = t->nslots - 1;
+	const uint64_t hb = h & ~IDENT_IDX_MASK;
+	uint64_t v;
 
-		if (t->link[i].hash != h)
+	for (uint32_t s = home_of(t, h); (v = t->slots[s]) != 0; s = (s + 1) & mask) {
+		const struct ident_ent *e;
+		int32_t i;
+
+		if ((v & ~IDENT_IDX_MASK) != hb)
 			continue;
+		i = (int32_t)(v & IDENT_IDX_MASK) - 1;
 		e = &t->ent[i];
 		if (e->kind == kind && e->key_len == len && memcmp(e->key, key, len) == 0)
 			return i;
@@ -672,27 +692,47 @@ static int32_t find(const struct ident_table *t, uint32_t h, uint8_t kind, const
 	return -1;
 }
 
-static void hash_link(struct ident_table *t, int32_t i, uint32_t h)
+static void hash_link(struct ident_table *t, int32_t i, uint64_t h)
 {
-	int32_t *b = &t->bucket[h & (t->nbucket - 1)];
+	const uint32_t mask = t->nslots - 1, home = home_of(t, h);
+	uint32_t s = home;
 
-	t->link[i].hash = h;
-	t->link[i].next = *b;
-	*b = i;
+	while (t->slots[s] != 0)
+		s = (s + 1) & mask;
+	t->slots[s] = (h & ~IDENT_IDX_MASK) | ((uint64_t)i + 1);
+	t->link[i].home = home + 1;
 	t->ent[i].linked = 1;
 }
 
 static void hash_unlink(struct ident_table *t, int32_t i)
 {
-	struct ident_link *l = &t->link[i];
-	int32_t *pp = &t->bucket[l->hash & (t->nbucket - 1)];
+	const uint32_t mask = t->nslots - 1;
+	uint32_t s = t->link[i].home - 1, k;
 
-	while (*pp >= 0 && *pp != i)
-		pp = &t->link[*pp].next;
-	if (*pp == i)
-		*pp = l->next;
-	l->next = -1;
 	t->ent[i].linked = 0;
+	if (t->link[i].home == 0)
+		return;
+	t->link[i].home = 0;
+	for (k = 0; k < t->nslots && (t->slots[s] & IDENT_IDX_MASK) != (uint64_t)i + 1; k++)
+		s = (s + 1) & mask;
+	if (k == t->nslots)
+		return; /* not in the index: cannot be, linked entries are */
+	/* backward shift: a later slot of the run moves into the hole when
+	 * the hole is not before its home (cyclically), so that every entry
+	 * stays reachable from its home without an empty slot between */
+	for (uint32_t j = s;;) {
+		uint64_t v;
+
+		j = (j + 1) & mask;
+		v = t->slots[j];
+		if (v == 0)
+			break;
+		if (((j - home_of(t, v)) & mask) >= ((j - s) & mask)) {
+			t->slots[s] = v; /* its home is the same */
+			s = j;
+		}
+	}
+	t->slots[s] = 0;
 }
 
 static bool is_pending(const struct ident_table *t, const struct ident_ent *e)
@@ -736,8 +776,6 @@ static void drop_clean(struct ident_table *t, int32_t i)
 	if (e->tomb)
 		t->gone++;
 	ent_wipe(e);
-	t->link[i].next = -1;
-	t->link[i].hash = 0;
 	list_push(t, &t->free, i);
 }
 
@@ -750,7 +788,7 @@ static int32_t alloc_ent(struct ident_table *t)
 
 	if (i < 0 && t->fresh < t->cap) {
 		i = (int32_t)t->fresh++;
-		t->link[i].next = t->link[i].lprev = t->link[i].lnext = -1;
+		t->link[i].lprev = t->link[i].lnext = -1; /* home 0: zero at start */
 		return i;
 	}
 	if (i < 0) {
@@ -764,7 +802,7 @@ static int32_t alloc_ent(struct ident_table *t)
 }
 
 /* A new entry for (kind, key), linked into its chain; not on a list. */
-static int32_t new_ent(struct ident_table *t, uint32_t h, uint8_t kind, const uint8_t *key,
+static int32_t new_ent(struct ident_table *t, uint64_t h, uint8_t kind, const uint8_t *key,
 		       size_t len)
 {
 	int32_t i = alloc_ent(t);
@@ -846,19 +884,76 @@ static int wait_room(struct tw_store *st)
 	return TW_OK;
 }
 
-/*
- * Sets the entry for (kind, key) to (tomb, val) and makes it pending: in
- * place when it is pending or clean, in a new entry when it is being
- * written (the old one leaves its chain; its round still writes it, and
- * the next round the new value). When every entry is waiting to be
- * written, waits for room (wait_room) and retries, twice. TW_OK,
- * TW_ERR_NOMEM (still full), TW_ERR_IO.
- */
-static int put(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t len, bool tomb,
-	       const void *val, size_t val_len)
+/* The index against the entries (store_internal.h). */
+bool store_ident_index_sound(struct tw_store *st)
 {
 	struct ident_table *t = tab(st);
-	uint32_t h = hash_of(st, kind, key, len);
+	const uint32_t mask = t->nslots - 1;
+	uint32_t linked = 0, used = 0;
+	bool ok = true;
+
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; ok && i < t->fresh; i++) {
+		const struct ident_ent *e = &t->ent[i];
+		uint64_t h, want;
+		uint32_t s;
+
+		if (!e->linked) {
+			ok = t->link[i].home == 0;
+			continue;
+		}
+		linked++;
+		h = hash_of(st, e->kind, e->key, e->key_len);
+		want = (h & ~IDENT_IDX_MASK) | ((uint64_t)i + 1);
+		ok = t->link[i].home == home_of(t, h) + 1;
+		/* reachable from its home without crossing an empty slot */
+		for (s = home_of(t, h); ok && t->slots[s] != 0 && t->slots[s] != want;
+		     s = (s + 1) & mask)
+			;
+		ok = ok && t->slots[s] == want;
+	}
+	for (uint32_t s = 0; ok && s < t->nslots; s++) {
+		uint64_t v = t->slots[s], i = (v & IDENT_IDX_MASK) - 1;
+
+		if (v == 0)
+			continue;
+		used++;
+		ok = (v & IDENT_IDX_MASK) != 0 && i < t->fresh && t->ent[i].linked;
+	}
+	/* every slot names a linked entry and each of those is found: with
+	 * as many slots as linked entries, each is named exactly once */
+	ok = ok && used == linked;
+	pthread_mutex_unlock(&t->lock);
+	return ok;
+}
+
+/* The hash of (kind, key), its home slot on its way into the cache: the
+ * callers compute it before their own work (checking the id, sealing the
+ * state), so that put finds the line there (no lock needed: slots and
+ * nslots do not move). */
+static uint64_t hash_early(const struct tw_store *st, uint8_t kind, const uint8_t *key,
+			   size_t len)
+{
+	const struct ident_table *t = &st->id;
+	uint64_t h = hash_of(st, kind, key, len);
+
+	if (t->slots != NULL)
+		__builtin_prefetch(&t->slots[home_of(t, h)]);
+	return h;
+}
+
+/*
+ * Sets the entry for (kind, key), of hash h (hash_of), to (tomb, val) and
+ * makes it pending: in place when it is pending or clean, in a new entry
+ * when it is being written (the old one leaves the index; its round still
+ * writes it, and the next round the new value). When every entry is
+ * waiting to be written, waits for room (wait_room) and retries, twice.
+ * TW_OK, TW_ERR_NOMEM (still full), TW_ERR_IO.
+ */
+static int put(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key, size_t len,
+	       bool tomb, const void *val, size_t val_len)
+{
+	struct ident_table *t = tab(st);
 
 	for (int attempt = 0; attempt < 3; attempt++) {
 		struct ident_ent *e;
@@ -916,18 +1011,20 @@ static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, cons
 		char imsi[TW_IMSI_MAX_LEN + 1];
 		uint8_t imsi_len;
 	} v;
+	uint64_t h;
 
 	if (st == NULL || pseudonym == NULL || len == 0 || len > TW_EAP_ID_MAX || imsi == NULL ||
 	    imsi_len < TW_IMSI_MIN_LEN || imsi_len > TW_IMSI_MAX_LEN || !digits(imsi, imsi_len))
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	h = hash_early(st, IDENT_PSEUDONYM, pseudonym, len);
 	if (!id_is_of(st, pseudonym, len, imsi, imsi_len))
 		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memset(&v, 0, sizeof(v));
 	memcpy(v.imsi, imsi, imsi_len);
 	v.imsi_len = (uint8_t)imsi_len;
-	return put(st, IDENT_PSEUDONYM, pseudonym, len, false, &v, sizeof(v));
+	return put(st, h, IDENT_PSEUDONYM, pseudonym, len, false, &v, sizeof(v));
 }
 
 /* The row of (kind, key) through the reading connection into *row (kind 0
@@ -983,8 +1080,7 @@ static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t 
 {
 	struct ident_table *t = tab(st);
 	struct ident_ent row;
-	uint32_t h;
-	uint64_t gone;
+	uint64_t h, gone;
 	int32_t idx;
 	int rc;
 
@@ -1052,6 +1148,7 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	union ident_val v;
 	char imsi[TW_IMSI_MAX_LEN + 1];
 	int64_t gen;
+	uint64_t h;
 	int rc;
 
 	if (st == NULL || id == NULL || len == 0 || len > TW_EAP_ID_MAX || s == NULL ||
@@ -1059,6 +1156,7 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	h = hash_early(st, IDENT_REAUTH, id, len);
 	if (!id_is_of(st, id, len, s->imsi, s->imsi_len))
 		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memcpy(imsi, s->imsi, s->imsi_len);
@@ -1074,7 +1172,7 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	memcpy(v.r.imsi, s->imsi, s->imsi_len);
 	v.r.imsi_len = (uint8_t)s->imsi_len;
 	if (rc == TW_OK)
-		rc = put(st, IDENT_REAUTH, id, len, false, &v, sizeof(v));
+		rc = put(st, h, IDENT_REAUTH, id, len, false, &v, sizeof(v));
 	tw_wipe(plain, sizeof(plain));
 	tw_wipe(&v, sizeof(v));
 	return rc;
@@ -1090,7 +1188,7 @@ static int reauth_remove(void *arg, const uint8_t *id, size_t len)
 		return TW_ERR_STATE;
 	/* a tombstone, whether or not the id is in memory: the row (if any)
 	 * is deleted by the next write-behind round */
-	return put(st, IDENT_REAUTH, id, len, true, NULL, 0);
+	return put(st, hash_of(st, IDENT_REAUTH, id, len), IDENT_REAUTH, id, len, true, NULL, 0);
 }
 
 static int reauth_lookup(void *arg, const uint8_t *id, size_t len,
@@ -1488,7 +1586,8 @@ enum { IDENT_CHUNK = 64, IDENT_PARTIAL = 64 };
 static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 {
 	struct ident_table *t = tab(st);
-	uint32_t n = 0, h[IDENT_CHUNK];
+	uint32_t n = 0;
+	uint64_t h[IDENT_CHUNK];
 
 	pthread_mutex_lock(&t->lock);
 	if (stop < 0) {
@@ -1517,18 +1616,16 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 			const uint8_t *p = t->pruned[j + k];
 
 			h[k] = hash_of(st, p[0], p + 2, p[1]);
-			__builtin_prefetch(&t->bucket[h[k] & (t->nbucket - 1)]);
+			__builtin_prefetch(&t->slots[home_of(t, h[k])]);
 		}
 		pthread_mutex_lock(&t->lock);
-		/* the chunk's chain heads and first entries on their way
-		 * together: these ids are old, their lines cold */
+		/* the chunk's home slots, then the entries they name, on their
+		 * way together: these ids are old, their lines cold */
 		for (size_t k = 0; k < m; k++) {
-			int32_t i = t->bucket[h[k] & (t->nbucket - 1)];
+			uint64_t v = t->slots[home_of(t, h[k])];
 
-			if (i >= 0) {
-				__builtin_prefetch(&t->link[i]);
-				__builtin_prefetch(&t->ent[i]);
-			}
+			if (v != 0 && (v & ~IDENT_IDX_MASK) == (h[k] & ~IDENT_IDX_MASK))
+				__builtin_prefetch(&t->ent[(v & IDENT_IDX_MASK) - 1]);
 		}
 		for (size_t k = 0; k < m; k++) {
 			const uint8_t *p = t->pruned[j + k];
@@ -1843,24 +1940,22 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		cap = 1u << 24;
 	(void)pthread_once(&fork_once, fork_hook);
 	t->cap = cap;
-	t->nbucket = 16;
-	while (t->nbucket < cap)
-		t->nbucket <<= 1;
+	t->nslots = 32;
+	while (t->nslots < 2 * cap)
+		t->nslots <<= 1;
 	t->flush_at = cap / 4 < STORE_FLUSH_BATCH ? cap / 4 : STORE_FLUSH_BATCH;
 	t->ent = tw_table_alloc(cap, sizeof(*t->ent));
 	t->link = tw_table_alloc(cap, sizeof(*t->link));
-	t->bucket = tw_table_alloc(t->nbucket, sizeof(*t->bucket));
-	if (t->ent == NULL || t->link == NULL || t->bucket == NULL) {
+	t->slots = tw_table_alloc(t->nslots, sizeof(*t->slots));
+	if (t->ent == NULL || t->link == NULL || t->slots == NULL) {
 		tw_table_free(t->ent, cap, sizeof(*t->ent));
 		tw_table_free(t->link, cap, sizeof(*t->link));
-		tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
+		tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
 		t->ent = NULL;
 		t->link = NULL;
-		t->bucket = NULL;
+		t->slots = NULL;
 		return TW_ERR_NOMEM;
 	}
-	for (uint32_t i = 0; i < t->nbucket; i++)
-		t->bucket[i] = -1;
 	t->free.head = t->free.tail = -1;
 	t->clean = t->pending = t->batch = t->free;
 	t->fresh = 0;
@@ -1984,13 +2079,13 @@ void store_ident_free(struct tw_store *st)
 	tw_wipe(t->ent, (size_t)t->fresh * sizeof(*t->ent));
 	tw_table_free(t->ent, t->cap, sizeof(*t->ent));
 	tw_table_free(t->link, t->cap, sizeof(*t->link));
-	tw_table_free(t->bucket, t->nbucket, sizeof(*t->bucket));
+	tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
 	if (t->pruned != NULL)
 		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
 	free(t->pruned);
 	t->ent = NULL;
 	t->link = NULL;
-	t->bucket = NULL;
+	t->slots = NULL;
 	t->pruned = NULL;
 	pthread_mutex_destroy(&t->lock);
 	pthread_mutex_destroy(&t->flush_lock);

@@ -122,15 +122,14 @@ struct sub_rec {
  * (about 500 octets each, tens of megabytes: a cache miss each).
  */
 struct ident_link {
-	int32_t next;              /* hash chain (-1: end), under t->lock */
-	int32_t lprev, lnext;      /* the list it is on (-1: end) */
-	uint32_t hash;             /* keyed hash of (kind, key) */
+	int32_t lprev, lnext;      /* the list it is on (-1: end), under t->lock */
+	uint32_t home;             /* its index slot's home + 1 (0: not indexed) */
 };
 
 struct ident_ent {
 	uint8_t kind;              /* 0 free, IDENT_PSEUDONYM, IDENT_REAUTH */
 	uint8_t tomb;              /* removed: the row is deleted, then freed */
-	uint8_t linked;            /* in its hash chain (0: superseded by a copy) */
+	uint8_t linked;            /* in the index (0: superseded by a copy) */
 	uint8_t key_len;
 	uint64_t batch;            /* see above; 0: clean (read from the
 				    * database, or written by a split round) */
@@ -162,8 +161,11 @@ struct ident_table {
 	pthread_mutex_t lock;
 	struct ident_ent *ent;     /* cap entries, allocated at open */
 	struct ident_link *link;   /* cap links, one per entry */
-	int32_t *bucket;           /* nbucket heads */
-	uint32_t cap, nbucket;     /* nbucket a power of 2 */
+	/* the index (ident.c): open addressing over nslots (a power of 2, at
+	 * least 2 cap) slots, each the hash's bits above IDENT_IDX_BITS and
+	 * entry + 1 below (0: empty) */
+	uint64_t *slots;
+	uint32_t cap, nslots;
 	uint32_t fresh;            /* entries [fresh, cap) never used yet */
 	uint32_t flush_at;         /* pending entries that wake the flusher early */
 	struct ident_list free, clean, pending;
@@ -259,6 +261,11 @@ struct tw_store {
 		n_resyncs_bad_mac, n_resyncs_stale, n_reservations, n_resv_sync,
 		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded;
 };
+
+/* For the tests (ident.c): every entry in the identity index is reachable
+ * from its home slot and named by exactly one slot, and every slot names
+ * an entry in the index. */
+bool store_ident_index_sound(struct tw_store *st);
 
 /* SQLite result -> TW_ERR_* (busy, locked, read-only, full, I/O: TW_ERR_IO). */
 int store_sqlite_err(int rc);

@@ -35,6 +35,7 @@
 #include "twag/tuak.h"
 #include "twag/usim.h"
 #include "twag/vecsrc.h"
+#include "../../src/store/store_internal.h"
 
 #if defined(TW_HAVE_OSMO)
 #include <osmocom/crypt/auth.h>
@@ -1898,6 +1899,78 @@ static void it_state(struct tw_eap_reauth_state *r, const char *imsi, uint16_t c
 	memset(r->k_aut, counter >> 8, 32);
 }
 
+/*
+ * The identity table's index (open addressing, backward-shift deletion)
+ * under a random mix of stores, removals and look-ups in a table of 32
+ * entries (64 slots: runs wrap, entries are evicted, rows read back from
+ * the database enter it again), its write-behind thread running: after
+ * every step each entry in the index is reachable from its home slot and
+ * named by exactly one slot (store_ident_index_sound). The newest
+ * pseudonym of an IMSI is found at once, and a removed re-auth id is not.
+ */
+static void test_ident_index(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r, got;
+	char imsi[8][16], ps[64][80], ra[64][80], out[16];
+	size_t nps = 0, nra = 0, n = 0;
+	struct tw_store *st;
+	bool sound = true;
+
+	db_remove();
+	o.ident_cache = 32;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	for (int i = 0; i < 8; i++)
+		random_imsi(imsi[i]);
+	for (int step = 0; step < 3000 && sound; step++) {
+		uint32_t x = tw_test_random_u32(), what = x % 100;
+		const char *im = imsi[(x >> 8) % 8];
+
+		if (what < 35) {
+			char *id = ps[nps % 64];
+
+			mint_into(ops, "2", im, 15, id, sizeof(ps[0]));
+			CHECK_OK(ops->pseudonym_store(ops->arg, ID(id), im, 15));
+			CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+			CHECK(n == 15 && memcmp(out, im, 15) == 0);
+			nps++;
+		} else if (what < 65) {
+			char *id = ra[nra % 64];
+
+			mint_into(ops, "4@wlan.example", im, 15, id, sizeof(ra[0]));
+			random_state(&r, im, 18);
+			CHECK_OK(ops->reauth_store(ops->arg, ID(id), &r));
+			nra++;
+		} else if (what < 80 && nra > 0) {
+			const char *id = ra[(x >> 16) % (nra < 64 ? nra : 64)];
+
+			CHECK_OK(ops->reauth_remove(ops->arg, ID(id)));
+			CHECK_ERR(ops->reauth_lookup(ops->arg, ID(id), &got), TW_ERR_NOTFOUND);
+		} else if (nps > 0 && nra > 0) {
+			/* found or not (pruned, evicted then read back), but no
+			 * error and the index kept */
+			int rc = (x >> 16) % 2
+					 ? ops->pseudonym_lookup(ops->arg,
+								 ID(ps[(x >> 17) % (nps < 64 ? nps : 64)]),
+								 out, &n)
+					 : ops->reauth_lookup(ops->arg,
+							      ID(ra[(x >> 17) % (nra < 64 ? nra : 64)]),
+							      &got);
+
+			CHECK(rc == TW_OK || rc == TW_ERR_NOTFOUND);
+		}
+		sound = store_ident_index_sound(st);
+	}
+	CHECK(sound);
+	tw_store_close(st);
+	tw_wipe(&r, sizeof(r));
+	tw_wipe(&got, sizeof(got));
+}
+
 /* ---- I/O errors at commit: a VFS that fails writes on demand ------------ */
 
 /*
@@ -3249,6 +3322,7 @@ void test_main(void)
 	test_vectors();
 	test_locked();
 	test_commit_fails();
+	test_ident_index();
 	test_reserve_ahead();
 	test_two_stores();
 	test_resync();
