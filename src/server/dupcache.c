@@ -16,15 +16,11 @@
  * window a retransmission is caught in is thus min(expiry, n requests,
  * ring_len reply octets). One cache per worker thread: no locks.
  *
- * The index is open addressing with linear probing over at least 2n
- * slots of 64 bits: an entry's number + 1 in the low IDX_BITS, the
- * request's hash above them (whose low bits past IDX_BITS give the
- * slot it starts from). A look-up compares those hash bits slot by slot
- * and reads an entry only when they match, so a new request (nearly
- * every one) costs the one or two cache lines of its slots, prefetched
- * with the batch, and no walk through entries scattered over megabytes.
- * Deletion shifts the following slots back (no tombstones), so a probe
- * always ends at an empty slot after a short run.
+ * The index is open addressing over at least 2n slots (oa_index.h): a
+ * look-up compares the request's hash bits slot by slot and reads an
+ * entry only when they match, so a new request (nearly every one) costs
+ * the one or two cache lines of its slots, prefetched with the batch,
+ * and no walk through entries scattered over megabytes.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -33,16 +29,14 @@
 #include "twag/mem.h"
 #include "twag/server.h"
 
+#include "../common/oa_index.h"
 #include "srv_hash.h"
 
 enum {
 	E_FREE = 0,
 	E_PENDING = 1,
 	E_DONE = 2,
-	IDX_BITS = 25, /* entry numbers + 1 up to 2^24 */
 };
-
-#define IDX_MASK ((UINT64_C(1) << IDX_BITS) - 1)
 
 _Static_assert(sizeof(struct tw_srv_dup_entry) == 64, "an entry is one cache line");
 
@@ -105,42 +99,14 @@ uint64_t tw_srv_dup_hash(const struct tw_srv_dup *d, const struct tw_srv_addr *a
 	return tw_srv_siphash(d->key, k, sizeof(k));
 }
 
-/* The slot a hash (or a slot's value, which keeps those bits) starts from. */
-static uint32_t home_of(const struct tw_srv_dup *d, uint64_t h)
-{
-	return (uint32_t)(h >> IDX_BITS) & (d->nslots - 1);
-}
-
 /* Takes entry i (in the index: state not free) out of the index. */
 static void unlink_entry(struct tw_srv_dup *d, uint32_t i)
 {
-	const uint32_t mask = d->nslots - 1;
-	uint32_t s = d->homes[i] - 1, k;
-
 	d->e[i].state = E_FREE;
-	if (d->homes[i] == 0)
-		return; /* not indexed (never: entries not free are) */
+	/* homes[i] 0: not indexed (never: entries not free are) */
+	if (d->homes[i] != 0)
+		(void)tw_oa_del(d->slots, d->nslots - 1, d->homes[i] - 1, i);
 	d->homes[i] = 0;
-	for (k = 0; k < d->nslots && (d->slots[s] & IDX_MASK) != (uint64_t)i + 1; k++)
-		s = (s + 1) & mask;
-	if (k == d->nslots)
-		return; /* not indexed (never: entries not free are) */
-	/* backward shift: a later slot of the run moves into the hole when
-	 * the hole is not before its home (cyclically), so that every
-	 * entry stays reachable from its home without an empty slot */
-	for (uint32_t j = s;;) {
-		uint64_t v;
-
-		j = (j + 1) & mask;
-		v = d->slots[j];
-		if (v == 0)
-			break;
-		if (((j - home_of(d, v)) & mask) >= ((j - s) & mask)) {
-			d->slots[s] = v;
-			s = j;
-		}
-	}
-	d->slots[s] = 0;
 }
 
 /* The reply octets are still in the ring (not overwritten since). */
@@ -154,17 +120,17 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 					 uint8_t id, const uint8_t auth[static 16],
 					 uint64_t now_ms, struct tw_srv_dup_entry **out)
 {
-	const uint32_t mask = d->nslots - 1, home = home_of(d, h);
-	const uint64_t hb = h & ~IDX_MASK;
+	const uint32_t mask = d->nslots - 1;
+	const uint64_t hb = tw_oa_tag(h);
 	struct tw_srv_dup_entry *e;
 	uint32_t s, i;
 	uint64_t v;
 
 	/* at most n of the 2n or more slots are used: the run ends */
-	for (s = home; (v = d->slots[s]) != 0; s = (s + 1) & mask) {
-		if ((v & ~IDX_MASK) != hb)
+	for (s = tw_oa_home(h, mask); (v = d->slots[s]) != 0; s = (s + 1) & mask) {
+		if (tw_oa_tag(v) != hb)
 			continue;
-		e = &d->e[(v & IDX_MASK) - 1];
+		e = &d->e[tw_oa_entry(v)];
 		if (e->id != id || e->port != port || !tw_srv_addr_eq(&e->addr, addr) ||
 		    memcmp(e->auth, auth, 16) != 0)
 			continue;
@@ -177,7 +143,7 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 			return TW_SRV_DUP_REPLAY;
 		}
 		/* expired or overwritten: the same key is a new request now */
-		unlink_entry(d, (uint32_t)(v & IDX_MASK) - 1);
+		unlink_entry(d, tw_oa_entry(v));
 		break;
 	}
 	/* the oldest entry of the ring is reused, never one still waiting for
@@ -204,10 +170,7 @@ enum tw_srv_dup_result tw_srv_dup_lookup(struct tw_srv_dup *d, uint64_t h,
 	e->reply_len = 0;
 	e->reply_off = 0;
 	e->expires_ms = 0;
-	d->homes[i] = home + 1;
-	for (s = home; d->slots[s] != 0; s = (s + 1) & mask)
-		;
-	d->slots[s] = hb | ((uint64_t)i + 1);
+	d->homes[i] = tw_oa_put(d->slots, mask, h, i) + 1;
 	*out = e;
 	return TW_SRV_DUP_NEW;
 }
@@ -218,7 +181,7 @@ void tw_srv_dup_prefetch(const struct tw_srv_dup *d, uint64_t h, uint32_t k)
 
 	if (d->n == 0)
 		return;
-	__builtin_prefetch(&d->slots[home_of(d, h)], 1, 3);
+	__builtin_prefetch(&d->slots[tw_oa_home(h, d->nslots - 1)], 1, 3);
 	i = (d->next + k) % d->n; /* reused unless pending: then a later one */
 	__builtin_prefetch(&d->e[i], 1, 3);
 	home = d->homes[i]; /* 4 octets of a small array, in sequence */

@@ -49,6 +49,7 @@
 
 #include <openssl/rand.h>
 
+#include "../common/oa_index.h"
 #include "store_internal.h"
 
 #include "twag/bytes.h"
@@ -608,20 +609,10 @@ static uint64_t hash_of(const struct tw_store *st, uint8_t kind, const uint8_t *
 	return store_hash(st, kind, key, len);
 }
 
-/*
- * The index: linear probing over t->slots; a slot holds the hash's bits
- * above IDENT_IDX_BITS and entry + 1 below them, so a probe reads an
- * entry only when those hash bits match, and a miss costs the slots'
- * line, not a walk through entries. Deletion is by backward shift (no
- * tombstones). At most cap of the 2 cap or more slots are used: every run
- * ends at an empty slot.
- */
-enum { IDENT_IDX_BITS = 25 }; /* entry + 1 <= 2^24 (the largest cap) */
-#define IDENT_IDX_MASK ((UINT64_C(1) << IDENT_IDX_BITS) - 1)
-
+/* The index: open addressing over t->slots (oa_index.h). */
 static uint32_t home_of(const struct ident_table *t, uint64_t h)
 {
-	return (uint32_t)(h >> IDENT_IDX_BITS) & (t->nslots - 1);
+	return tw_oa_home(h, t->nslots - 1);
 }
 
 static void list_push(struct ident_table *t, struct ident_list *l, int32_t i)
@@ -675,64 +666,34 @@ static int32_t find(const struct ident_table *t, uint64_t h, uint8_t kind, const
 		    size_t len)
 {
 	const uint32_t mask = t->nslots - 1;
-	const uint64_t hb = h & ~IDENT_IDX_MASK;
+	const uint64_t hb = tw_oa_tag(h);
 	uint64_t v;
 
 	for (uint32_t s = home_of(t, h); (v = t->slots[s]) != 0; s = (s + 1) & mask) {
 		const struct ident_ent *e;
-		int32_t i;
 
-		if ((v & ~IDENT_IDX_MASK) != hb)
+		if (tw_oa_tag(v) != hb)
 			continue;
-		i = (int32_t)(v & IDENT_IDX_MASK) - 1;
-		e = &t->ent[i];
+		e = &t->ent[tw_oa_entry(v)];
 		if (e->kind == kind && e->key_len == len && memcmp(e->key, key, len) == 0)
-			return i;
+			return (int32_t)tw_oa_entry(v);
 	}
 	return -1;
 }
 
 static void hash_link(struct ident_table *t, int32_t i, uint64_t h)
 {
-	const uint32_t mask = t->nslots - 1, home = home_of(t, h);
-	uint32_t s = home;
-
-	while (t->slots[s] != 0)
-		s = (s + 1) & mask;
-	t->slots[s] = (h & ~IDENT_IDX_MASK) | ((uint64_t)i + 1);
-	t->link[i].home = home + 1;
+	t->link[i].home = tw_oa_put(t->slots, t->nslots - 1, h, (uint32_t)i) + 1;
 	t->ent[i].linked = 1;
 }
 
 static void hash_unlink(struct ident_table *t, int32_t i)
 {
-	const uint32_t mask = t->nslots - 1;
-	uint32_t s = t->link[i].home - 1, k;
-
-	t->ent[i].linked = 0;
-	if (t->link[i].home == 0)
-		return;
+	/* home 0: not indexed (cannot be for a linked entry) */
+	if (t->link[i].home != 0)
+		(void)tw_oa_del(t->slots, t->nslots - 1, t->link[i].home - 1, (uint32_t)i);
 	t->link[i].home = 0;
-	for (k = 0; k < t->nslots && (t->slots[s] & IDENT_IDX_MASK) != (uint64_t)i + 1; k++)
-		s = (s + 1) & mask;
-	if (k == t->nslots)
-		return; /* not in the index: cannot be, linked entries are */
-	/* backward shift: a later slot of the run moves into the hole when
-	 * the hole is not before its home (cyclically), so that every entry
-	 * stays reachable from its home without an empty slot between */
-	for (uint32_t j = s;;) {
-		uint64_t v;
-
-		j = (j + 1) & mask;
-		v = t->slots[j];
-		if (v == 0)
-			break;
-		if (((j - home_of(t, v)) & mask) >= ((j - s) & mask)) {
-			t->slots[s] = v; /* its home is the same */
-			s = j;
-		}
-	}
-	t->slots[s] = 0;
+	t->ent[i].linked = 0;
 }
 
 static bool is_pending(const struct ident_table *t, const struct ident_ent *e)
@@ -904,7 +865,7 @@ bool store_ident_index_sound(struct tw_store *st)
 		}
 		linked++;
 		h = hash_of(st, e->kind, e->key, e->key_len);
-		want = (h & ~IDENT_IDX_MASK) | ((uint64_t)i + 1);
+		want = tw_oa_tag(h) | ((uint64_t)i + 1);
 		ok = t->link[i].home == home_of(t, h) + 1;
 		/* reachable from its home without crossing an empty slot */
 		for (s = home_of(t, h); ok && t->slots[s] != 0 && t->slots[s] != want;
@@ -913,12 +874,13 @@ bool store_ident_index_sound(struct tw_store *st)
 		ok = ok && t->slots[s] == want;
 	}
 	for (uint32_t s = 0; ok && s < t->nslots; s++) {
-		uint64_t v = t->slots[s], i = (v & IDENT_IDX_MASK) - 1;
+		uint64_t v = t->slots[s];
 
 		if (v == 0)
 			continue;
 		used++;
-		ok = (v & IDENT_IDX_MASK) != 0 && i < t->fresh && t->ent[i].linked;
+		ok = (v & TW_OA_IDX_MASK) != 0 && tw_oa_entry(v) < t->fresh &&
+		     t->ent[tw_oa_entry(v)].linked;
 	}
 	/* every slot names a linked entry and each of those is found: with
 	 * as many slots as linked entries, each is named exactly once */
@@ -1624,8 +1586,8 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 		for (size_t k = 0; k < m; k++) {
 			uint64_t v = t->slots[home_of(t, h[k])];
 
-			if (v != 0 && (v & ~IDENT_IDX_MASK) == (h[k] & ~IDENT_IDX_MASK))
-				__builtin_prefetch(&t->ent[(v & IDENT_IDX_MASK) - 1]);
+			if (v != 0 && tw_oa_tag(v) == tw_oa_tag(h[k]))
+				__builtin_prefetch(&t->ent[tw_oa_entry(v)]);
 		}
 		for (size_t k = 0; k < m; k++) {
 			const uint8_t *p = t->pruned[j + k];

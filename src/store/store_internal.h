@@ -162,8 +162,7 @@ struct ident_table {
 	struct ident_ent *ent;     /* cap entries, allocated at open */
 	struct ident_link *link;   /* cap links, one per entry */
 	/* the index (ident.c): open addressing over nslots (a power of 2, at
-	 * least 2 cap) slots, each the hash's bits above IDENT_IDX_BITS and
-	 * entry + 1 below (0: empty) */
+	 * least 2 cap) slots (src/common/oa_index.h) */
 	uint64_t *slots;
 	uint32_t cap, nslots;
 	uint32_t fresh;            /* entries [fresh, cap) never used yet */
