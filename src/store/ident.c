@@ -740,9 +740,9 @@ static void drop_clean(struct ident_table *t, int32_t i)
 	list_push(t, &t->free, i);
 }
 
-/* A free entry, off every list and chain: from the free list, else one
- * never used (the table's pages are touched as it fills), else the oldest
- * clean one. -1 when every entry is waiting to be written. */
+/* A free entry, off every list and out of the index: from the free list,
+ * else one never used (the table's pages are touched as it fills), else
+ * the oldest clean one. -1 when every entry is waiting to be written. */
 static int32_t alloc_ent(struct ident_table *t)
 {
 	int32_t i = t->free.head;
@@ -762,7 +762,7 @@ static int32_t alloc_ent(struct ident_table *t)
 	return i;
 }
 
-/* A new entry for (kind, key), linked into its chain; not on a list. */
+/* A new entry for (kind, key), in the index; not on a list. */
 static int32_t new_ent(struct ident_table *t, uint64_t h, uint8_t kind, const uint8_t *key,
 		       size_t len)
 {
@@ -1370,17 +1370,17 @@ static bool apply(struct ident_table *t, const struct ident_ent *e, struct ident
  * A row's write is an UPDATE (id_q.merge_upd) whose value is
  * twag_ident_merge(old value, group), this function: the old row decoded,
  * the group's entries applied in order (apply: the ids they push out are
- * noted for mark_written), encoded again. So the row is found and written
- * in one B-tree search, with no SELECT of its own. When the UPDATE changed
- * no row (a subscriber's first ids), the UPSERT (id_q.merge) makes it:
- * SQLite computes its VALUES expression (merge into NULL) before it finds
- * a conflict, then the DO UPDATE one (merge into the old value), so each
- * call first drops the ids the one before noted, and those of the value
- * stored are noted once. The UPDATE alone was half the merges of the
- * UPSERT alone, which computes both whenever the row exists, as it does
- * in the steady state. A group of tombstones only updates a row that
- * exists, never makes one. A row left with no id stays until the sweep
- * deletes it.
+ * noted for mark_written), encoded again. So an existing row is found and
+ * written in one B-tree search, with no SELECT of its own. When the
+ * UPDATE changed no row (a subscriber's first ids), the UPSERT
+ * (id_q.merge) makes it: SQLite computes its VALUES expression (merge
+ * into NULL) before it finds a conflict, then the DO UPDATE one (merge
+ * into the old value), so each call first drops the ids the one before
+ * noted, and those of the value stored are noted once. The UPDATE alone
+ * was half the merges of the UPSERT alone, which computes both whenever
+ * the row exists, as it does in the steady state. A group of tombstones
+ * only updates a row that exists, never makes one. A row left with no id
+ * stays until the sweep deletes it.
  */
 struct ident_group {
 	struct tw_store *st;

@@ -116,9 +116,9 @@ struct sub_rec {
  *                                    without the lock, so never changed; a
  *                                    new change goes to a copy
  *   batch <= t->durable              clean: evictable
- * Its chain and list links and its hash are apart from it, in t->link[i]
- * (struct ident_link): 16 octets an entry, so that walking a chain or a
- * list, evicting and linking touch that dense array and not the entries
+ * Its list links and its index home are apart from it, in t->link[i]
+ * (struct ident_link): 12 octets an entry, so that walking a list,
+ * evicting and unindexing touch that dense array and not the entries
  * (about 500 octets each, tens of megabytes: a cache miss each).
  */
 struct ident_link {

@@ -132,7 +132,11 @@ static bool resident(const void *p, size_t n)
 	return all;
 }
 
-#if defined(MADV_POPULATE_WRITE) && (defined(__x86_64__) || defined(__aarch64__))
+/* the filter reads the advice as the low 32 bits of the argument: where
+ * they come first (little-endian x86-64 and AArch64) */
+#if defined(MADV_POPULATE_WRITE) && (defined(__x86_64__) || defined(__aarch64__)) && \
+	defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define TEST_POPULATE_REFUSED 1
 #if defined(__x86_64__)
 #define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
 #else
@@ -143,7 +147,8 @@ static bool resident(const void *p, size_t n)
  * seccomp filter (as a sandbox or an older kernel would), then a 3 MiB
  * table populated. Exit status: 0 when tw_table_populate returned want
  * and, when that is TW_OK, the table is resident and still zero (the
- * page-by-page fallback wrote each page back); else which check failed.
+ * page-by-page fallback wrote each page back); 2 when no seccomp filter
+ * can be installed here (a sandbox without it); else which check failed.
  */
 static int populate_refused(int err, int want)
 {
@@ -214,12 +219,18 @@ static void test_table_populate(void)
 		tw_table_free(p, n, 1);
 	}
 	CHECK(tw_table_populate(NULL, 1, 1) == TW_ERR_INVAL);
-#if defined(MADV_POPULATE_WRITE) && (defined(__x86_64__) || defined(__aarch64__))
+#if defined(TEST_POPULATE_REFUSED)
+	if (populate_refused(EPERM, TW_OK) == 2) {
+		tw_note("table populate: no seccomp filter here, its fallback not run");
+		return;
+	}
 	CHECK(populate_refused(EPERM, TW_OK) == 0);  /* a sandbox's filter */
 	CHECK(populate_refused(ENOSYS, TW_OK) == 0);
 	CHECK(populate_refused(EINVAL, TW_OK) == 0); /* before Linux 5.14 */
 	CHECK(populate_refused(ENOMEM, TW_ERR_NOMEM) == 0);
 	CHECK(populate_refused(EFAULT, TW_ERR_NOMEM) == 0);
+#else
+	tw_note("table populate: fallback test not built for this target");
 #endif
 }
 

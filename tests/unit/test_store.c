@@ -1984,10 +1984,12 @@ static sqlite3_vfs *fault_base, fault_vfs;
 
 struct fault_file {
 	sqlite3_file base;
-	sqlite3_file *real;
+	sqlite3_file *real; /* the real VFS's file, FF_OFF octets in */
 	bool wal;
 };
 
+/* where the real file starts: aligned as malloc aligns */
+#define FF_OFF ((sizeof(struct fault_file) + 15) / 16 * 16)
 #define FF_REAL(f) (((struct fault_file *)(void *)(f))->real)
 
 static int ff_close(sqlite3_file *f)
@@ -2079,17 +2081,20 @@ static int ff_open(sqlite3_vfs *v, sqlite3_filename name, sqlite3_file *f, int f
 	int rc;
 
 	(void)v;
-	ff->real = (sqlite3_file *)(void *)(ff + 1);
+	ff->real = (sqlite3_file *)(void *)((char *)ff + FF_OFF);
+	ff->real->pMethods = NULL;
 	ff->wal = (flags & SQLITE_OPEN_WAL) != 0;
 	rc = fault_base->xOpen(fault_base, name, ff->real, flags, out);
 	/* methods of our own only over a file the real VFS opened, of the
-	 * version they are written for */
+	 * version they are written for; a real file left with methods is
+	 * closed (SQLite closes ours only when we set them) */
 	f->pMethods = rc == SQLITE_OK && ff->real->pMethods != NULL &&
 			      ff->real->pMethods->iVersion >= 3 ? &ff_methods : NULL;
-	if (rc == SQLITE_OK && f->pMethods == NULL) {
+	if (f->pMethods == NULL) {
 		if (ff->real->pMethods != NULL)
 			ff->real->pMethods->xClose(ff->real);
-		rc = SQLITE_CANTOPEN;
+		if (rc == SQLITE_OK)
+			rc = SQLITE_CANTOPEN;
 	}
 	return rc;
 }
@@ -2103,7 +2108,7 @@ static bool fault_vfs_on(void)
 	fault_vfs = *fault_base;
 	fault_vfs.zName = "twag-test-fault";
 	fault_vfs.pNext = NULL;
-	fault_vfs.szOsFile = (int)sizeof(struct fault_file) + fault_base->szOsFile;
+	fault_vfs.szOsFile = (int)FF_OFF + fault_base->szOsFile;
 	fault_vfs.xOpen = ff_open;
 	atomic_store(&fault_wal_write, 0);
 	atomic_store(&fault_sync, 0);
@@ -2162,7 +2167,7 @@ static void test_commit_fails(void)
 	char imsi[16], out[16];
 	size_t n = 0;
 	struct tw_store *st;
-	int got;
+	int got, waited = 0;
 
 	db_remove();
 	if (!CHECK(fault_vfs_on()))
@@ -2195,8 +2200,14 @@ static void test_commit_fails(void)
 	/* identities: nothing of a failing round lands, all of a later one */
 	ops = tw_store_identity_ops(st);
 	atomic_store(&fault_wal_write, 1);
+	tw_store_get_stats(st, &before);
 	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("3fault-one", imsi), imsi, 15));
-	usleep(400000); /* rounds run every ~100 ms; they fail */
+	/* a round runs (every ~100 ms) and fails */
+	do {
+		usleep(100000);
+		tw_store_get_stats(st, &after);
+	} while (after.io_errors == before.io_errors && ++waited < 100);
+	CHECK(after.io_errors > before.io_errors);
 	CHECK(raw_int(P_COUNT, imsi) == 0);
 	atomic_store(&fault_wal_write, 0);
 	for (int i = 0; i < 50 && raw_int(P_COUNT, imsi) != 1; i++)
