@@ -394,22 +394,121 @@ out:
 
 /* ---- the subscriber cache ------------------------------------------------- */
 
-static size_t bucket_of(const struct tw_store *st, const char *imsi, size_t len)
+static size_t pow2_at_least(size_t n)
 {
-	return (size_t)store_hash(st, 's', imsi, len) & (st->nbucket - 1);
+	size_t p = 1024;
+
+	while (p < n && p < STORE_BUCKETS_MAX)
+		p <<= 1;
+	return p;
 }
 
-static pthread_mutex_t *stripe_of(struct tw_store *st, size_t b)
+static uint64_t rec_hash(const struct tw_store *st, const char *imsi, size_t len)
 {
-	return &st->stripe[b % STORE_STRIPES];
+	return store_hash(st, 's', imsi, len);
 }
 
-static struct sub_rec *chain_find(struct tw_store *st, size_t b, const char *imsi, size_t len)
+/* The stripe of a hash: its low bits, the same for every bucket count (a
+ * power of two, a multiple of STORE_STRIPES), so that rec_grow, holding
+ * every stripe, moves a record only between buckets of its own stripe. */
+static pthread_mutex_t *stripe_of(struct tw_store *st, uint64_t h)
 {
-	for (struct sub_rec *r = st->bucket[b]; r != NULL; r = r->next)
-		if (r->imsi_len == len && memcmp(r->imsi, imsi, len) == 0)
+	return &st->stripe[h % STORE_STRIPES];
+}
+
+/* The head of h's chain; its stripe held. */
+static struct sub_rec **chain_of(struct tw_store *st, uint64_t h)
+{
+	return &st->bucket[h & (st->nbucket - 1)];
+}
+
+static struct sub_rec *chain_find(struct tw_store *st, uint64_t h, const char *imsi, size_t len)
+{
+	for (struct sub_rec *r = *chain_of(st, h); r != NULL; r = r->next)
+		if (r->hash == h && r->imsi_len == len && memcmp(r->imsi, imsi, len) == 0)
 			return r;
 	return NULL;
+}
+
+_Static_assert(STORE_STRIPES <= 1024 && (STORE_STRIPES & (STORE_STRIPES - 1)) == 0,
+	       "a stripe must be the same for every bucket count");
+
+/*
+ * More buckets once more records are linked than there are buckets (the
+ * count at open sized them for the subscribers there were then: a store
+ * opened empty and provisioned while running would otherwise search
+ * chains of hundreds). The new array is made before the stripes are
+ * taken; with all of them held (in order, nothing else holds two), every
+ * chain is moved, so a look-up sees the old array or the new one whole.
+ * An allocation that fails leaves the old buckets (longer chains, still
+ * correct) and the next try for twice as many records.
+ */
+static void rec_grow(struct tw_store *st)
+{
+	size_t n_old, n_new, want = atomic_load(&st->n_loaded);
+	struct sub_rec **nb, **old;
+
+	pthread_mutex_lock(stripe_of(st, 0));
+	n_old = st->nbucket;
+	pthread_mutex_unlock(stripe_of(st, 0));
+	if (n_old >= STORE_BUCKETS_MAX || want <= n_old)
+		return; /* grown meanwhile, or at the cap */
+	n_new = 2 * n_old;
+	while (n_new < want && n_new < STORE_BUCKETS_MAX)
+		n_new *= 2;
+	nb = tw_table_alloc(n_new, sizeof(*nb));
+	if (nb == NULL) {
+		atomic_store(&st->grow_at, 2 * want);
+		return;
+	}
+	for (size_t i = 0; i < STORE_STRIPES; i++)
+		pthread_mutex_lock(&st->stripe[i]);
+	old = st->bucket;
+	if (st->nbucket != n_old) { /* another thread grew it first */
+		n_old = n_new;
+		old = nb;
+	} else {
+		for (size_t b = 0; b < n_old; b++) {
+			for (struct sub_rec *r = old[b], *next; r != NULL; r = next) {
+				size_t to = r->hash & (n_new - 1);
+
+				next = r->next;
+				r->next = nb[to];
+				nb[to] = r;
+			}
+		}
+		st->bucket = nb;
+		st->nbucket = n_new;
+		atomic_store(&st->grow_at, n_new < STORE_BUCKETS_MAX ? n_new : SIZE_MAX);
+	}
+	for (size_t i = STORE_STRIPES; i-- > 0;)
+		pthread_mutex_unlock(&st->stripe[i]);
+	tw_table_free(old, n_old, sizeof(*old));
+}
+
+bool store_rec_index_sound(struct tw_store *st, size_t *nbucket)
+{
+	size_t linked = 0;
+	bool ok = true;
+
+	for (size_t i = 0; i < STORE_STRIPES; i++)
+		pthread_mutex_lock(&st->stripe[i]);
+	for (size_t b = 0; b < st->nbucket; b++) {
+		for (struct sub_rec *r = st->bucket[b]; r != NULL; r = r->next) {
+			linked++;
+			ok &= r->linked && r->hash == rec_hash(st, r->imsi, r->imsi_len) &&
+			      (r->hash & (st->nbucket - 1)) == b;
+			for (struct sub_rec *q = r->next; q != NULL; q = q->next)
+				ok &= q->imsi_len != r->imsi_len ||
+				      memcmp(q->imsi, r->imsi, r->imsi_len) != 0;
+		}
+	}
+	ok &= linked == atomic_load(&st->n_loaded);
+	if (nbucket != NULL)
+		*nbucket = st->nbucket;
+	for (size_t i = STORE_STRIPES; i-- > 0;)
+		pthread_mutex_unlock(&st->stripe[i]);
+	return ok;
 }
 
 static void rec_kill(struct tw_store *st, struct sub_rec *r);
@@ -454,16 +553,16 @@ static int rec_check(struct tw_store *st, struct sub_rec *r)
  * seen) still its row, or NULL. */
 static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t len)
 {
-	size_t b = bucket_of(st, imsi, len);
+	uint64_t h = rec_hash(st, imsi, len);
 	uint64_t e = atomic_load(&st->epoch);
 
 	for (;;) {
 		struct sub_rec *r;
 		int rc;
 
-		pthread_mutex_lock(stripe_of(st, b));
-		r = chain_find(st, b, imsi, len);
-		pthread_mutex_unlock(stripe_of(st, b));
+		pthread_mutex_lock(stripe_of(st, h));
+		r = chain_find(st, h, imsi, len);
+		pthread_mutex_unlock(stripe_of(st, h));
 		if (r == NULL)
 			return NULL;
 		pthread_mutex_lock(&r->lock);
@@ -491,13 +590,11 @@ static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t 
  * pointer it has not locked yet) and is freed at close. */
 static void rec_kill(struct tw_store *st, struct sub_rec *r)
 {
-	size_t b = bucket_of(st, r->imsi, r->imsi_len);
-
 	if (r->dead)
 		return;
-	pthread_mutex_lock(stripe_of(st, b));
+	pthread_mutex_lock(stripe_of(st, r->hash));
 	if (r->linked) {
-		struct sub_rec **pp = &st->bucket[b];
+		struct sub_rec **pp = chain_of(st, r->hash);
 
 		while (*pp != NULL && *pp != r)
 			pp = &(*pp)->next;
@@ -505,7 +602,7 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
 			*pp = r->next;
 		r->linked = false;
 	}
-	pthread_mutex_unlock(stripe_of(st, b));
+	pthread_mutex_unlock(stripe_of(st, r->hash));
 	r->dead = true;
 	/* the keys are no longer needed: only the wrapped form was here, but
 	 * the record may linger until close */
@@ -573,7 +670,7 @@ static void rec_spare(struct tw_store *st, struct sub_rec *r)
 static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 {
 	struct sub_rec *r, *other;
-	size_t len, b;
+	size_t len;
 	uint64_t seq, epoch;
 	int rc;
 
@@ -620,15 +717,17 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		goto fail;
 	}
 
-	b = bucket_of(st, imsi, len);
-	pthread_mutex_lock(stripe_of(st, b));
-	other = chain_find(st, b, imsi, len);
+	r->hash = rec_hash(st, imsi, len);
+	pthread_mutex_lock(stripe_of(st, r->hash));
+	other = chain_find(st, r->hash, imsi, len);
 	if (other == NULL) {
+		struct sub_rec **head = chain_of(st, r->hash);
+
 		r->linked = true;
-		r->next = st->bucket[b];
-		st->bucket[b] = r;
+		r->next = *head;
+		*head = r;
 	}
-	pthread_mutex_unlock(stripe_of(st, b));
+	pthread_mutex_unlock(stripe_of(st, r->hash));
 	if (other != NULL) {
 		/* another thread loaded it meanwhile: use that one */
 		pthread_cond_destroy(&r->ahead_done);
@@ -636,7 +735,8 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		rec_spare(st, r);
 		return rec_get(st, imsi, out);
 	}
-	atomic_fetch_add(&st->n_loaded, 1);
+	if (atomic_fetch_add(&st->n_loaded, 1) + 1 > atomic_load(&st->grow_at))
+		rec_grow(st);
 	pthread_mutex_lock(&st->all_lock);
 	r->all_next = st->all;
 	st->all = r;
@@ -1112,14 +1212,6 @@ static int journal_wal(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	return exec(st, "PRAGMA synchronous = FULL", errbuf, errbuf_len);
 }
 
-static size_t pow2_at_least(size_t n)
-{
-	size_t p = 1024;
-
-	while (p < n && p < ((size_t)1 << 24))
-		p <<= 1;
-	return p;
-}
 
 /*
  * Process-wide SQLite settings, before its first use: no memory
@@ -1289,6 +1381,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	}
 	st->nbucket = pow2_at_least(nsub > 0 ? 2 * (size_t)nsub : 0);
 	st->bucket = tw_table_alloc(st->nbucket, sizeof(*st->bucket));
+	atomic_store(&st->grow_at, st->nbucket < STORE_BUCKETS_MAX ? st->nbucket : SIZE_MAX);
 	if (st->bucket == NULL) {
 		rc = TW_ERR_NOMEM;
 		goto fail;

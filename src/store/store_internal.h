@@ -46,6 +46,7 @@ enum {
 	STORE_SCHEMA_VERSION = 4,
 	STORE_ID_BODY_LEN = 26,       /* base32 characters of an encrypted id */
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
+	STORE_BUCKETS_MAX = 1 << 24,  /* subscriber buckets at most */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
 	STORE_FLUSH_MS = 100,         /* identity write-behind period ... */
@@ -76,6 +77,7 @@ struct sub_rec {
 	struct sub_rec *all_next;  /* every record made, freed at close (all_lock) */
 	pthread_mutex_t lock;
 	/* ---- under lock ---- */
+	uint64_t hash;             /* store_hash 's' of imsi (set before linking) */
 	bool dead;                 /* deleted or replaced: look up again */
 	bool linked;               /* still in its bucket chain */
 	char imsi[TW_IMSI_MAX_LEN + 1];
@@ -222,9 +224,12 @@ struct tw_store {
 	unsigned reauth_ttl, sweep_ms;
 	bool read_only;
 
-	/* subscriber cache */
+	/* subscriber cache: a record's stripe is its hash's low bits
+	 * (STORE_STRIPES divides nbucket), whatever nbucket is; bucket and
+	 * nbucket are read under a stripe and changed (rec_grow) under all */
 	struct sub_rec **bucket;
-	size_t nbucket;            /* power of 2 */
+	size_t nbucket;            /* power of 2, at least 1024 */
+	_Atomic size_t grow_at;    /* more linked records than this: grow */
 	pthread_mutex_t stripe[STORE_STRIPES];
 	struct sub_rec *all;
 	pthread_mutex_t all_lock;
@@ -265,6 +270,11 @@ struct tw_store {
  * from its home slot and named by exactly one slot, and every slot names
  * an entry in the index. */
 bool store_ident_index_sound(struct tw_store *st);
+
+/* For the tests (store.c): every linked subscriber record is in the
+ * bucket of its hash, no IMSI is linked twice, and as many are linked as
+ * counted; *nbucket (if not NULL) is the bucket count. */
+bool store_rec_index_sound(struct tw_store *st, size_t *nbucket);
 
 /* SQLite result -> TW_ERR_* (busy, locked, read-only, full, I/O: TW_ERR_IO). */
 int store_sqlite_err(int rc);

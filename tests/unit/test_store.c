@@ -2726,6 +2726,163 @@ static void test_threads(void)
 }
 
 /*
+ * The subscriber cache grows with what it holds: a store opened empty
+ * (1024 buckets) and provisioned afterwards, as a running twagd is by
+ * `twag subscriber import`, looks its records up in short chains. Four
+ * threads load 3000 COMP128 records in different orders, so the buckets
+ * grow while records are linked and found; each triplet must be its own
+ * subscriber's, and vectors of four Milenage subscribers requested
+ * meanwhile from every thread must never repeat a SEQ (a record linked
+ * twice would). store_rec_index_sound: each record in its hash's bucket,
+ * none twice, the count right; also after half are deleted.
+ */
+enum { RG_COMP = 3000, RG_MIL = 4, RG_TH = 4, RG_EVERY = 25, RG_AKA = RG_COMP / RG_EVERY + 1 };
+
+struct rg_arg {
+	struct tw_store *st;
+	const char (*imsi)[16];
+	const struct tw_eap_sim_triplet *want;
+	const struct tw_subscriber *mil;
+	int t, errors, wrong;
+	uint64_t sqn[RG_AKA];
+	int which[RG_AKA];
+	int n_aka;
+};
+
+static void rg_rand(uint8_t r[16], unsigned i)
+{
+	memset(r, 0x5a, 16);
+	tw_store_be32(r, i);
+}
+
+static void *rg_main(void *p)
+{
+	struct rg_arg *a = p;
+	struct tw_eap_sim_triplet tr;
+	struct tw_eap_aka_vec v;
+	uint8_t rand_[16];
+
+	for (unsigned k = 0; k < RG_COMP; k++) {
+		unsigned i = (k * 7919u + (unsigned)a->t * 1013u) % RG_COMP;
+
+		rg_rand(rand_, i);
+		if (tw_store_sim_triplets(a->st, a->imsi[i], (const uint8_t(*)[16])rand_, 1, &tr) !=
+		    TW_OK)
+			a->errors++;
+		else if (memcmp(&tr, &a->want[i], sizeof(tr)) != 0)
+			a->wrong++;
+		if (k % RG_EVERY == 0) {
+			int w = (int)((k / RG_EVERY + (unsigned)a->t) % RG_MIL);
+
+			memset(rand_, 0, 16);
+			tw_store_be32(rand_, k);
+			rand_[15] = (uint8_t)a->t;
+			if (tw_store_aka_vector(a->st, a->mil[w].imsi, false, rand_, &v) != TW_OK) {
+				a->errors++;
+				continue;
+			}
+			a->sqn[a->n_aka] = sqn_of(&a->mil[w], rand_, v.autn);
+			a->which[a->n_aka++] = w;
+		}
+	}
+	tw_wipe(&tr, sizeof(tr));
+	tw_wipe(&v, sizeof(v));
+	return NULL;
+}
+
+static void test_rec_grow(void)
+{
+	static char imsi[RG_COMP][16];
+	static struct tw_subscriber subs[RG_COMP], mil[RG_MIL];
+	static struct tw_eap_sim_triplet want[RG_COMP];
+	static struct rg_arg args[RG_TH];
+	static uint64_t seqs[RG_MIL][RG_TH * RG_AKA];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	size_t nseq[RG_MIL] = { 0 }, nb = 0, bad = 0;
+	pthread_t th[RG_TH];
+	struct tw_store *st;
+	uint8_t rand_[16];
+	bool sound, dup = false, zero = false, run = true;
+	int errors = 0, wrong = 0, started = 0;
+
+	db_remove();
+	st = open_db();
+	if (st == NULL)
+		return;
+	sound = store_rec_index_sound(st, &nb);
+	CHECK(sound && nb == 1024);
+	for (unsigned i = 0; i < RG_COMP; i++) {
+		snprintf(imsi[i], sizeof(imsi[i]), "0010170%08u", i);
+		make_comp128(&subs[i], imsi[i], 1 + i % 3);
+		rg_rand(rand_, i);
+		CHECK_OK(tw_vecsrc_sim(&subs[i], rand_, &want[i]));
+	}
+	for (unsigned i = 0; i < RG_MIL; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "0010180%08u", i);
+		make_milenage(&mil[i], im, amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &mil[i], false));
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, RG_COMP, false, &bad));
+	for (int t = 0; t < RG_TH && run; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		args[t].st = st;
+		args[t].imsi = (const char(*)[16])imsi;
+		args[t].want = want;
+		args[t].mil = mil;
+		args[t].t = t;
+		run = CHECK(pthread_create(&th[t], NULL, rg_main, &args[t]) == 0);
+		started += run;
+	}
+	for (int t = 0; t < started; t++) {
+		pthread_join(th[t], NULL);
+		errors += args[t].errors;
+		wrong += args[t].wrong;
+		for (int j = 0; j < args[t].n_aka; j++) {
+			int w = args[t].which[j];
+
+			zero |= args[t].sqn[j] == 0;
+			seqs[w][nseq[w]++] = args[t].sqn[j] >> 5;
+		}
+	}
+	CHECK(errors == 0 && wrong == 0 && !zero);
+	for (int w = 0; w < RG_MIL; w++) {
+		qsort(seqs[w], nseq[w], sizeof(seqs[w][0]), cmp_u64);
+		for (size_t i = 1; i < nseq[w]; i++)
+			dup |= seqs[w][i] == seqs[w][i - 1];
+		/* one SEQ per vector, none skipped */
+		CHECK(nseq[w] > 0 && seqs[w][nseq[w] - 1] == nseq[w]);
+	}
+	CHECK(!dup);
+	sound = store_rec_index_sound(st, &nb);
+	CHECK(sound && nb >= RG_COMP + RG_MIL && nb <= 4 * (RG_COMP + RG_MIL));
+	/* deleted records leave their chains */
+	for (unsigned i = 0; i < RG_COMP; i += 2)
+		CHECK_OK(tw_store_sub_del(st, imsi[i]));
+	sound = store_rec_index_sound(st, NULL);
+	CHECK(sound);
+	for (unsigned i = 0; i < RG_COMP; i += 7) {
+		struct tw_eap_sim_triplet tr;
+
+		rg_rand(rand_, i);
+		if (i % 2 == 0) {
+			CHECK_ERR(tw_store_sim_triplets(st, imsi[i], (const uint8_t(*)[16])rand_, 1,
+							&tr),
+				  TW_ERR_NOTFOUND);
+		} else {
+			CHECK_OK(tw_store_sim_triplets(st, imsi[i], (const uint8_t(*)[16])rand_, 1,
+						       &tr));
+			CHECK_MEM(&tr, &want[i], sizeof(tr));
+		}
+	}
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+	tw_wipe(mil, sizeof(mil));
+	tw_wipe(want, sizeof(want));
+}
+
+/*
  * Versions 1 and 2 (a row per id, random ids): refused read-only with a
  * clear message; opened for writing, migrated to version 4 in one
  * transaction: the old tables go (their ids cannot name a row: those
@@ -3348,6 +3505,7 @@ void test_main(void)
 	test_other_process();
 	test_replace_sqn();
 	test_threads();
+	test_rec_grow();
 	test_kill9();
 
 	rm_rf(dir);

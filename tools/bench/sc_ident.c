@@ -7,8 +7,9 @@
  * one: an SQLite file in a temporary directory, its in-memory identity
  * table at the default size, its write-behind thread writing the rows.
  *
- * One op is one authentication's worth, over NSUB provisioned COMP128-1
- * subscribers in turn (loaded into the store's record cache at setup, as
+ * One op is one authentication's worth, over NSUB (ident-store) or
+ * NSUB_BIG (ident-store-256k) COMP128-1 subscribers, provisioned after the
+ * store opened, in turn (loaded into the store's record cache at setup, as
  * the triplets of a full authentication load them), so the table fills,
  * then evicts what the write-behind made clean, as in a running gateway.
  * The row is thread CPU time: the write-behind thread's own CPU is not in
@@ -30,7 +31,7 @@
  * 3 µs of CPU per row) keeps up, as it does in a gateway, instead of the
  * table filling with rows waiting to be written and this thread writing
  * them itself */
-enum { NSUB = 4096, ID_MAX = 96, PACE_NS = 10000, PACE_OPS = 256 };
+enum { NSUB = 4096, NSUB_BIG = 262144, ID_MAX = 96, PACE_NS = 10000, PACE_OPS = 256 };
 
 static const char realm[] = "@wlan.mnc001.mcc001.3gppnetwork.org";
 
@@ -39,6 +40,7 @@ struct ident_state {
 	struct tw_store *st;
 	const struct tw_eap_identity_ops *ops;
 	char (*imsi)[16];
+	unsigned nsub;
 	struct tw_eap_reauth_state rs;
 	unsigned next;
 	int64_t due_ns; /* CLOCK_MONOTONIC: when the next PACE_OPS ops may start */
@@ -64,7 +66,7 @@ static void ident_teardown(void *p)
 	tw_wipe(&s->rs, sizeof(s->rs));
 }
 
-static int ident_setup(void *p, const struct bench_thread *t)
+static int ident_setup(void *p, const struct bench_thread *t, unsigned nsub)
 {
 	struct ident_state *s = p;
 	struct tw_store_opts o;
@@ -91,22 +93,23 @@ static int ident_setup(void *p, const struct bench_thread *t)
 	}
 	tw_wipe(kek, sizeof(kek));
 	s->ops = tw_store_identity_ops(s->st);
-	s->imsi = calloc(NSUB, sizeof(*s->imsi));
-	subs = calloc(NSUB, sizeof(*subs));
+	s->nsub = nsub;
+	s->imsi = calloc(nsub, sizeof(*s->imsi));
+	subs = calloc(nsub, sizeof(*subs));
 	if (s->imsi == NULL || subs == NULL)
 		goto out;
-	for (unsigned i = 0; i < NSUB; i++) {
-		snprintf(s->imsi[i], sizeof(s->imsi[i]), "00101%010u", t->thread * NSUB + i);
+	for (unsigned i = 0; i < nsub; i++) {
+		snprintf(s->imsi[i], sizeof(s->imsi[i]), "00101%010u", t->thread * nsub + i);
 		memcpy(subs[i].imsi, s->imsi[i], 16);
 		subs[i].imsi_len = 15;
 		bench_fill(&seed, ki, sizeof(ki));
 		if (tw_sub_keys_comp128(&subs[i].keys, 1, ki) != TW_OK)
 			goto out;
 	}
-	if (tw_store_sub_put_many(s->st, subs, NSUB, false, NULL) != TW_OK)
+	if (tw_store_sub_put_many(s->st, subs, nsub, false, NULL) != TW_OK)
 		goto out;
 	/* loaded as a full authentication's triplets load them */
-	for (unsigned i = 0; i < NSUB; i++) {
+	for (unsigned i = 0; i < nsub; i++) {
 		bench_fill(&seed, rands[0], sizeof(rands[0]));
 		if (tw_store_sim_triplets(s->st, s->imsi[i], rands, 1, &tr) != TW_OK)
 			goto out;
@@ -122,10 +125,20 @@ out:
 	tw_wipe(ki, sizeof(ki));
 	tw_wipe(&tr, sizeof(tr));
 	if (subs != NULL) {
-		tw_wipe(subs, NSUB * sizeof(*subs));
+		tw_wipe(subs, nsub * sizeof(*subs));
 		free(subs);
 	}
 	return rc;
+}
+
+static int ident_setup_4k(void *p, const struct bench_thread *t)
+{
+	return ident_setup(p, t, NSUB);
+}
+
+static int ident_setup_256k(void *p, const struct bench_thread *t)
+{
+	return ident_setup(p, t, NSUB_BIG);
 }
 
 /* An id as the EAP server makes it: leading digit, minted body, realm. */
@@ -153,7 +166,7 @@ static int ident_run(void *p, uint64_t n)
 	size_t pl, rl;
 
 	for (uint64_t i = 0; i < n; i++) {
-		const char *imsi = s->imsi[s->next++ % NSUB];
+		const char *imsi = s->imsi[s->next++ % s->nsub];
 
 		if (s->next % PACE_OPS == 0) {
 			struct timespec now;
@@ -191,8 +204,21 @@ static const struct bench_scenario sc_ident_store = {
 		"the write-behind thread not counted)",
 	.granule = 64,
 	.state_size = sizeof(struct ident_state),
-	.setup = ident_setup,
+	.setup = ident_setup_4k,
 	.run = ident_run,
 	.teardown = ident_teardown,
 };
 BENCH_REGISTER(sc_ident_store)
+
+static const struct bench_scenario sc_ident_store_256k = {
+	.name = "ident-store-256k",
+	.impl = "twag",
+	.what = "as ident-store, over 262144 subscribers provisioned after the store opened "
+		"(its record cache grows; each round's rows spread over more pages)",
+	.granule = 64,
+	.state_size = sizeof(struct ident_state),
+	.setup = ident_setup_256k,
+	.run = ident_run,
+	.teardown = ident_teardown,
+};
+BENCH_REGISTER(sc_ident_store_256k)
