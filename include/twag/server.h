@@ -459,6 +459,7 @@ struct tw_srv_metrics {
 	struct tw_srv_sessions_stats sessions;
 	uint64_t store_reservations, store_loaded;
 	uint64_t store_reservations_sync, store_reservations_ahead;
+	uint64_t store_reservations_batched, store_reservation_batch_commits;
 	uint64_t store_ident_written, store_ident_full;
 	/* the identity write-behind's rounds and the WAL checkpoints */
 	uint64_t store_ident_rounds, store_ident_yields;

@@ -24,7 +24,9 @@
  * write-behind thread raises the mark by the next block in the background,
  * so the vector path normally never waits for that fsync; when it has
  * not landed in time the vector path reserves synchronously as before (a
- * SEQ above the durable mark is never issued).
+ * SEQ above the durable mark is never issued). A subscriber's first
+ * vector since open always waits for one; tw_store_aka_vectors makes
+ * those of a batch of vectors in one commit.
  *
  * Thread safety: after open, every function may be called from several
  * threads at once (per-subscriber locking; one writer connection).
@@ -160,6 +162,26 @@ TW_MUST_CHECK int tw_store_aka_vector(struct tw_store *st, const char *imsi,
 				      bool aka_prime, const uint8_t rand_[static 16],
 				      struct tw_eap_aka_vec *out);
 
+/* One request of tw_store_aka_vectors. */
+struct tw_store_aka_req {
+	const char *imsi;
+	bool aka_prime;
+	const uint8_t *rand_;          /* 16 octets */
+	struct tw_eap_aka_vec *out;
+	int rc;                        /* set: as tw_store_aka_vector's */
+};
+
+/*
+ * n vectors, each as tw_store_aka_vector (the same results, in req->rc),
+ * except that the reservations they need on the caller's thread (a
+ * subscriber's first vector since the store opened, or a block used up
+ * before the next was reserved ahead) are made in ONE durable commit for
+ * the batch instead of one each: after a restart, a batch of first
+ * attaches costs one fsync. Every vector's SQN is durable before it is
+ * returned, as there.
+ */
+void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, size_t n);
+
 /*
  * AUTS resynchronisation (TS 33.102 §6.3.5, C.3) for the challenge with
  * RAND rand_: MAC-S verified (constant time), then SEQ_HE = max(SEQ_HE,
@@ -215,6 +237,9 @@ struct tw_store_stats {
 					 * already under way (instead of making
 					 * their own and skipping its block) */
 	uint64_t resyncs_stale;         /* verified AUTS that moved nothing (in resyncs) */
+	/* added: tw_store_aka_vectors */
+	uint64_t reservations_batched;  /* made for a batch of vectors (waited for) */
+	uint64_t reservation_batch_commits; /* the commits (fsyncs) those took */
 };
 void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *out);
 

@@ -180,6 +180,8 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->store_loaded = ss.loaded;
 	m->store_reservations_sync = ss.reservations_sync;
 	m->store_reservations_ahead = ss.reservations_ahead;
+	m->store_reservations_batched = ss.reservations_batched;
+	m->store_reservation_batch_commits = ss.reservation_batch_commits;
 	m->store_ident_written = ss.ident_written;
 	m->store_ident_full = ss.ident_full;
 	m->store_ident_rounds = ss.ident_rounds;

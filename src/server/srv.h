@@ -58,6 +58,11 @@ struct tw_srv_park {
 	bool first;
 	struct tw_srv_dup_entry *e;   /* its duplicate-cache entry */
 	int tx;                       /* its send slot */
+	/* the vector is fetched at the batch's end too, with the others
+	 * (tw_store_aka_vectors: one commit for the SQN reservations they
+	 * need), for this IMSI and RAND */
+	char imsi[16];
+	uint8_t rand_[16];
 	struct tw_eap_aka_vec v;
 	uint8_t out[TW_SRV_EAP_OUT];
 };

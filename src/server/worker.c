@@ -262,7 +262,10 @@ static void store_failed(struct tw_srv_req *r, struct tw_srv_session *s, const c
 }
 
 /* TW_EAP_NEED_VECTOR: the store call (the only blocking step: a durable
- * SQN write once per reserved block), then the engine continues. */
+ * SQN write for a subscriber's first vector, or a block used up before
+ * the next was reserved ahead), then the engine continues; an EAP-AKA'
+ * step of a batch is parked instead, its vector fetched with the batch's
+ * others (finish_parked). */
 static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t *out,
 			size_t *out_len)
 {
@@ -342,6 +345,18 @@ static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t 
 		rc = rnd(w, rand_, sizeof(rand_));
 		if (rc != TW_OK)
 			return rc;
+		/* in the worker loop, an EAP-AKA' step of a request from the
+		 * batch waits for the batch's end: its vector fetched with the
+		 * others' (finish_parked), its challenge built with theirs */
+		if (w->park_ok && s->method == TW_SRV_M_AKA_PRIME && w->n_park < TW_SRV_BATCH &&
+		    r->p != &w->pkt) {
+			struct tw_srv_park *pk = &w->park[w->n_park];
+
+			memcpy(pk->imsi, q->imsi, sizeof(pk->imsi));
+			memcpy(pk->rand_, rand_, sizeof(pk->rand_));
+			tw_wipe(rand_, sizeof(rand_));
+			return ACT_PARKED;
+		}
 		t0 = now_ns();
 		rc = tw_store_aka_vector(st, q->imsi, s->method == TW_SRV_M_AKA_PRIME, rand_, &v);
 		store_latency(r, t0);
@@ -353,14 +368,6 @@ static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t 
 						    out_len);
 		}
 		count(r, TW_C_STORE_VECTORS);
-		/* in the worker loop, an EAP-AKA' challenge of a request from
-		 * the batch waits to be built with the batch's others */
-		if (w->park_ok && s->method == TW_SRV_M_AKA_PRIME && w->n_park < TW_SRV_BATCH &&
-		    r->p != &w->pkt) {
-			w->park[w->n_park].v = v;
-			tw_wipe(&v, sizeof(v));
-			return ACT_PARKED;
-		}
 		act = tw_aka_server_vector(&s->eng.aka, &v, out, TW_SRV_EAP_OUT, out_len);
 		tw_wipe(&v, sizeof(v));
 		return act;
@@ -893,7 +900,8 @@ static void sign_batch(struct tw_srv_worker *w, uint64_t now_ms)
 }
 
 /*
- * The parked EAP-AKA' steps of a batch: their challenges built at once
+ * The parked EAP-AKA' steps of a batch: their vectors fetched at once
+ * (tw_store_aka_vectors), their challenges built at once
  * (tw_aka_server_vector_many: the key hierarchies and AT_MACs in lockstep
  * lanes, the same packets as one by one), then each step finished as
  * converse() would have, its reply in the send slot kept for it.
@@ -901,25 +909,55 @@ static void sign_batch(struct tw_srv_worker *w, uint64_t now_ms)
 static void finish_parked(struct tw_srv_worker *w, uint64_t now_ms)
 {
 	struct tw_aka_server_vec_job jobs[TW_SRV_BATCH];
-	int n = w->n_park;
+	struct tw_store_aka_req q[TW_SRV_BATCH];
+	int n = w->n_park, m = 0;
+	uint64_t t0 = now_ns();
 
+	/* the vectors: as one by one, but the SQN reservations they need
+	 * (first vectors since start) in one commit */
 	for (int k = 0; k < n; k++)
-		jobs[k] = (struct tw_aka_server_vec_job){
-			.s = &w->park[k].s->eng.aka, .v = &w->park[k].v,
-			.out = w->park[k].out, .max = TW_SRV_EAP_OUT,
+		q[k] = (struct tw_store_aka_req){
+			.imsi = w->park[k].imsi, .aka_prime = true, .rand_ = w->park[k].rand_,
+			.out = &w->park[k].v,
 		};
-	tw_aka_server_vector_many(jobs, (size_t)n);
+	tw_store_aka_vectors(w->srv->store, q, (size_t)n);
+	/* the store's latency: the batch's, shared out */
+	tw_srv_count(&w->ctr, TW_C_STORE_LAT_NS, now_ns() - t0);
 	for (int k = 0; k < n; k++) {
 		struct tw_srv_park *pk = &w->park[k];
-		size_t len;
 
-		if (jobs[k].batched)
-			tw_srv_count(&w->ctr, TW_C_AKA_BATCHED, 1);
+		count(&pk->r, TW_C_STORE_LAT_COUNT);
+		tw_wipe(pk->rand_, sizeof(pk->rand_));
+		if (q[k].rc == TW_OK) {
+			count(&pk->r, TW_C_STORE_VECTORS);
+			jobs[m++] = (struct tw_aka_server_vec_job){
+				.s = &pk->s->eng.aka, .v = &pk->v, .out = pk->out,
+				.max = TW_SRV_EAP_OUT,
+			};
+		}
+	}
+	tw_aka_server_vector_many(jobs, (size_t)m);
+	m = 0;
+	for (int k = 0; k < n; k++) {
+		struct tw_srv_park *pk = &w->park[k];
+		size_t len, out_len = 0;
+		int act;
 
+		if (q[k].rc == TW_OK) {
+			if (jobs[m].batched)
+				tw_srv_count(&w->ctr, TW_C_AKA_BATCHED, 1);
+			act = jobs[m].rc;
+			out_len = jobs[m].out_len;
+			m++;
+		} else {
+			/* no durable SQN, no vector: EAP-Failure (RFC 4187 §6.3.2) */
+			store_failed(&pk->r, pk->s, "aka-vector", q[k].rc);
+			act = tw_aka_server_vector(&pk->s->eng.aka, NULL, pk->out, TW_SRV_EAP_OUT,
+						   &out_len);
+		}
 		tw_wipe(&pk->v, sizeof(pk->v));
 		w->cur_pend = -1;
-		len = converse_end(&pk->r, pk->s, pk->first, jobs[k].rc, pk->out,
-				   jobs[k].out_len);
+		len = converse_end(&pk->r, pk->s, pk->first, act, pk->out, out_len);
 		if (pk->tx >= 0)
 			w->tx_iov[pk->tx].iov_len = len;
 		if (len > 0 && w->cur_pend >= 0) {

@@ -766,33 +766,20 @@ fail:
  * exhausted, C.1.1: never wrap); TW_ERR_STATE (the row was deleted or
  * replaced).
  */
-static int reserve_tx(struct tw_store *st, const char *imsi, size_t imsi_len, int64_t gen,
-		      unsigned ind_bits, uint64_t base, bool writer, uint64_t *start,
-		      uint64_t *next)
+/*
+ * One row's part of a reservation, inside the caller's write transaction
+ * (db_lock held): read the row's mark, start at max(base, mark) (another
+ * process may have reserved meanwhile), write mark = start + block.
+ * TW_OK with (*start, *next]; TW_ERR_RANGE (SEQ exhausted, C.1.1: never
+ * wrap); TW_ERR_STATE (the row was deleted or replaced); TW_ERR_IO or an
+ * SQLite error: the transaction must be rolled back.
+ */
+static int reserve_row(struct tw_store *st, const char *imsi, size_t imsi_len, int64_t gen,
+		       unsigned ind_bits, uint64_t base, uint64_t *start, uint64_t *next)
 {
 	uint64_t limit = seq_limit(ind_bits), mark, n;
 	int rc;
 
-	if (st->read_only)
-		return TW_ERR_IO;
-	if (writer)
-		store_db_lock_writer(st);
-	else
-		pthread_mutex_lock(&st->db_lock);
-	/* the write-behind switches to NORMAL for its own transactions and
-	 * back (ident.c); should switching back have failed, this commit
-	 * still syncs */
-	if (!st->sync_full) {
-		rc = sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL);
-		if (rc != SQLITE_OK) {
-			rc = TW_ERR_IO;
-			goto out;
-		}
-		st->sync_full = true;
-	}
-	rc = store_begin(st);
-	if (rc != TW_OK)
-		goto out;
 	sqlite3_bind_text(st->q_resv_sel, 1, imsi, (int)imsi_len, SQLITE_STATIC);
 	rc = sqlite3_step(st->q_resv_sel);
 	if (rc == SQLITE_ROW) {
@@ -807,13 +794,11 @@ static int reserve_tx(struct tw_store *st, const char *imsi, size_t imsi_len, in
 	sqlite3_reset(st->q_resv_sel);
 	sqlite3_clear_bindings(st->q_resv_sel);
 	if (rc != TW_OK)
-		goto out;
+		return rc;
 	if (mark > base)
 		base = mark;
-	if (base >= limit) {
-		rc = TW_ERR_RANGE;
-		goto out;
-	}
+	if (base >= limit)
+		return TW_ERR_RANGE;
 	n = limit - base < st->sqn_block ? limit : base + st->sqn_block;
 	sqlite3_bind_text(st->q_resv_upd, 1, imsi, (int)imsi_len, SQLITE_STATIC);
 	sqlite3_bind_int64(st->q_resv_upd, 2, (sqlite3_int64)n);
@@ -822,18 +807,67 @@ static int reserve_tx(struct tw_store *st, const char *imsi, size_t imsi_len, in
 	rc = run(st->q_resv_upd);
 	sqlite3_clear_bindings(st->q_resv_upd);
 	if (rc == TW_OK && sqlite3_changes(st->db) != 1)
-		rc = TW_ERR_STATE;
+		return TW_ERR_STATE; /* nothing written: the transaction may go on */
 	if (rc != TW_OK)
-		goto out;
-	rc = store_commit(st);
-	if (rc != TW_OK)
-		goto out;
+		return rc;
 	*start = base;
 	*next = n;
-	atomic_fetch_add(&st->n_reservations, 1);
-out:
+	return TW_OK;
+}
+
+/* db_lock taken (writer: before the write-behind's next round) and the
+ * connection at synchronous = FULL: the write-behind switches to NORMAL
+ * for its own transactions and back (ident.c); should switching back
+ * have failed, this commit still syncs. TW_OK, or TW_ERR_IO with db_lock
+ * released. */
+static int reserve_lock(struct tw_store *st, bool writer)
+{
+	if (writer)
+		store_db_lock_writer(st);
+	else
+		pthread_mutex_lock(&st->db_lock);
+	if (!st->sync_full) {
+		if (sqlite3_exec(st->db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) !=
+		    SQLITE_OK) {
+			pthread_mutex_unlock(&st->db_lock);
+			return TW_ERR_IO;
+		}
+		st->sync_full = true;
+	}
+	return TW_OK;
+}
+
+/*
+ * The durable part of a reservation for the row (imsi, gen), db_lock
+ * taken here: reserve_row in ONE write transaction committed with
+ * synchronous=FULL. Only after the commit returned does the caller use
+ * (*start, *next]. Returns TW_OK; TW_ERR_IO (not durable: nothing may be
+ * used); TW_ERR_RANGE; TW_ERR_STATE (as reserve_row).
+ */
+static int reserve_tx(struct tw_store *st, const char *imsi, size_t imsi_len, int64_t gen,
+		      unsigned ind_bits, uint64_t base, bool writer, uint64_t *start,
+		      uint64_t *next)
+{
+	uint64_t a = 0, b = 0;
+	int rc;
+
+	if (st->read_only)
+		return TW_ERR_IO;
+	rc = reserve_lock(st, writer);
 	if (rc != TW_OK)
+		return store_io(st, rc);
+	rc = store_begin(st);
+	if (rc == TW_OK)
+		rc = reserve_row(st, imsi, imsi_len, gen, ind_bits, base, &a, &b);
+	if (rc == TW_OK)
+		rc = store_commit(st);
+	if (rc == TW_OK) {
+		*start = a;
+		*next = b;
+		atomic_fetch_add(&st->n_reservations, 1);
+	} else {
 		store_rollback(st);
+	}
 	pthread_mutex_unlock(&st->db_lock);
 	return store_io(st, rc);
 }
@@ -1982,6 +2016,159 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 	return rc;
 }
 
+/* ---- vectors in a batch: one commit for the reservations they need ------ */
+
+enum {
+	STORE_CLAIMS = 64, /* reservations per batch commit */
+	STORE_AGAIN = 1,   /* internal: the request waits for the second pass */
+	STORE_CLAIMED = 2, /* internal: ... and its reservation is claimed */
+};
+
+struct resv_claim {
+	struct sub_rec *r;
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t imsi_len;
+	int64_t gen;
+	unsigned ind_bits;
+	uint64_t snap;             /* r->reserved when claimed */
+	uint64_t base;             /* SEQ_HE then: the block starts at or above */
+	uint64_t start, next;
+	int rc;
+};
+
+/*
+ * The first pass over one request, r locked: the vector when r's block
+ * covers it (or a block reserved ahead does). When it needs a reservation
+ * first: STORE_CLAIMED, the reservation claimed into *c as the
+ * write-behind's reserve-ahead claims one (ahead_busy: a vector for r on
+ * another thread waits for it instead of reserving too); STORE_AGAIN,
+ * left to the second pass, when c is NULL or one is under way for r.
+ */
+static int vector_or_claim(struct tw_store *st, struct sub_rec *r, bool aka_prime,
+			   const uint8_t rand_[static 16], struct tw_eap_aka_vec *out,
+			   struct resv_claim *c)
+{
+	if (alg_is_comp128(r->alg))
+		return TW_ERR_UNSUPPORTED;
+	if (r->sqn.seq_he >= r->reserved && r->ahead_busy)
+		return STORE_AGAIN; /* not waited for here: it may be this batch's */
+	if (r->sqn.seq_he >= r->reserved && r->ahead_mark > r->reserved)
+		return vector_locked(st, r, aka_prime, rand_, out); /* takes it */
+	if (r->sqn.seq_he < r->reserved)
+		return vector_locked(st, r, aka_prime, rand_, out);
+	if (c == NULL || r->dead || st->read_only)
+		return STORE_AGAIN;
+	c->r = r;
+	memcpy(c->imsi, r->imsi, r->imsi_len + 1);
+	c->imsi_len = r->imsi_len;
+	c->gen = r->gen;
+	c->ind_bits = r->sqn.ind_bits;
+	c->snap = r->reserved;
+	c->base = r->sqn.seq_he;
+	c->rc = TW_ERR_IO;
+	r->ahead_queued = true;
+	r->ahead_busy = true;
+	return STORE_CLAIMED;
+}
+
+/* The claims' reservations in one write transaction, one commit (FULL):
+ * each c->rc as reserve_row's; all TW_ERR_IO if the commit fails. */
+static void reserve_claims(struct tw_store *st, struct resv_claim *c, size_t n)
+{
+	size_t done = 0;
+	int rc = reserve_lock(st, true);
+
+	if (rc == TW_OK) {
+		rc = store_begin(st);
+		for (size_t i = 0; i < n && rc == TW_OK; i++) {
+			c[i].rc = reserve_row(st, c[i].imsi, c[i].imsi_len, c[i].gen, c[i].ind_bits,
+					      c[i].base, &c[i].start, &c[i].next);
+			if (c[i].rc == TW_OK)
+				done++;
+			else if (c[i].rc != TW_ERR_STATE && c[i].rc != TW_ERR_RANGE)
+				rc = c[i].rc;
+		}
+		if (rc == TW_OK)
+			rc = store_commit(st);
+		if (rc != TW_OK)
+			store_rollback(st);
+		pthread_mutex_unlock(&st->db_lock);
+	}
+	if (rc != TW_OK) {
+		for (size_t i = 0; i < n; i++)
+			c[i].rc = TW_ERR_IO;
+		(void)store_io(st, TW_ERR_IO);
+		return;
+	}
+	atomic_fetch_add(&st->n_reservations, done);
+	atomic_fetch_add(&st->n_resv_batched, done);
+	atomic_fetch_add(&st->n_resv_commits, 1);
+}
+
+void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, size_t n)
+{
+	struct resv_claim c[STORE_CLAIMS];
+	size_t nc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct tw_store_aka_req *q = &req[i];
+		struct sub_rec *r;
+
+		if (q->out == NULL) {
+			q->rc = TW_ERR_INVAL;
+			continue;
+		}
+		memset(q->out, 0, sizeof(*q->out));
+		if (st == NULL || q->imsi == NULL || q->rand_ == NULL) {
+			q->rc = TW_ERR_INVAL;
+			continue;
+		}
+		q->rc = rec_get(st, q->imsi, &r);
+		if (q->rc != TW_OK)
+			continue;
+		q->rc = vector_or_claim(st, r, q->aka_prime, q->rand_, q->out,
+				       nc < STORE_CLAIMS ? &c[nc] : NULL);
+		if (q->rc == STORE_CLAIMED) {
+			q->rc = STORE_AGAIN;
+			nc++;
+		}
+		if (q->rc == TW_ERR_STATE) {
+			rec_kill(st, r);
+			q->rc = STORE_AGAIN; /* again from the start, one by one */
+		}
+		pthread_mutex_unlock(&r->lock);
+	}
+	if (nc > 0)
+		reserve_claims(st, c, nc);
+	/* a block made durable here is taken as one reserved ahead is: by
+	 * the record's next vector once its own block is used up, and only
+	 * if nothing reserved for it meanwhile (else skipped SEQs, never
+	 * reused ones) */
+	for (size_t k = 0; k < nc; k++) {
+		struct sub_rec *r = c[k].r;
+
+		pthread_mutex_lock(&r->lock);
+		r->ahead_queued = false;
+		r->ahead_busy = false;
+		pthread_cond_broadcast(&r->ahead_done);
+		if (c[k].rc == TW_OK && !r->dead && r->gen == c[k].gen && r->reserved == c[k].snap &&
+		    c[k].next > r->reserved) {
+			r->ahead_base = c[k].start;
+			r->ahead_mark = c[k].next;
+		}
+		pthread_mutex_unlock(&r->lock);
+		tw_wipe(&c[k], sizeof(c[k]));
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct tw_store_aka_req *q = &req[i];
+
+		if (q->rc == STORE_AGAIN)
+			q->rc = tw_store_aka_vector(st, q->imsi, q->aka_prime, q->rand_, q->out);
+		else if (q->rc != TW_OK && q->out != NULL)
+			tw_wipe(q->out, sizeof(*q->out));
+	}
+}
+
 /*
  * Two budgets per window (store.h), so that an AUTS anyone can send with
  * the IMSI (a bad MAC-S, or a captured genuine AUTS replayed: MAC-S has no
@@ -2139,6 +2326,8 @@ void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
 	o->ident_full = atomic_load(&st->id.n_full);
 	o->reservations_sync = atomic_load(&st->n_resv_sync);
 	o->reservations_ahead = atomic_load(&st->n_resv_ahead);
+	o->reservations_batched = atomic_load(&st->n_resv_batched);
+	o->reservation_batch_commits = atomic_load(&st->n_resv_commits);
 	o->reservations_waited = atomic_load(&st->n_ahead_waits);
 	o->resyncs_stale = atomic_load(&st->n_resyncs_stale);
 }

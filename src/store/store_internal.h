@@ -263,7 +263,7 @@ struct tw_store {
 
 	_Atomic uint64_t n_vectors, n_triplets, n_resyncs, n_resyncs_refused,
 		n_resyncs_bad_mac, n_resyncs_stale, n_reservations, n_resv_sync,
-		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded;
+		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded, n_resv_batched, n_resv_commits;
 };
 
 /* For the tests (ident.c): every entry in the identity index is reachable

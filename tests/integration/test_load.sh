@@ -202,6 +202,16 @@ else
 	check "no lanes without AVX-512 (one by one)" "$tmp/metric.err" -- test "${nb:-0}" = 0
 fi
 
+# each phone's first vector needs its SQN block made durable; those of one
+# receive batch share one commit (tw_store_aka_vectors), none is made
+# one by one on the vector path
+rb=$(metric 'twag_store_reservations_batched_total' 2>>"$tmp/metric.err")
+rc_=$(metric 'twag_store_reservation_batch_commits_total' 2>>"$tmp/metric.err")
+rs=$(metric 'twag_store_reservations_sync_total' 2>>"$tmp/metric.err")
+echo "metric reservations batched = ${rb:-none} in ${rc_:-none} commits, one by one = ${rs:-none}" >>"$tmp/metric.err"
+check "first vectors' reservations batched, several per commit" "$tmp/metric.err" -- \
+	test "${rb:-0}" -gt 0 -a "${rc_:-0}" -gt 0 -a "${rc_:-0}" -lt "${rb:-0}" -a "${rs:-1}" = 0
+
 # the identities those attaches minted reach SQLite in write-behind rounds
 # (one transaction each, at the store's period), which /metrics counts
 for i in $(seq 60); do

@@ -520,6 +520,8 @@ static void test_metrics(void)
 	m.threads = 2;
 	m.store_reservations_sync = 4;
 	m.store_reservations_ahead = 7;
+	m.store_reservations_batched = 11;
+	m.store_reservation_batch_commits = 2;
 	m.store_ident_rounds = 5;
 	m.store_ident_write_ns = 2500000;
 	m.store_ident_write_max_ns = 1000000;
@@ -557,6 +559,8 @@ static void test_metrics(void)
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_store_reservations_batched_total 11\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_store_reservation_batch_commits_total 2\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_rounds_total 5\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_write_seconds_total 0.002500000\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_write_max_seconds 0.001000000\n") != NULL);

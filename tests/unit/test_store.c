@@ -2228,6 +2228,267 @@ static void test_commit_fails(void)
 	tw_wipe(&s, sizeof(s));
 }
 
+/*
+ * tw_store_aka_vectors: what one by one gives (each vector verifies at the
+ * USIM, SEQ_HE + 1 for a subscriber's first, a duplicate IMSI in the batch
+ * gets the next SEQ, an unknown IMSI and a COMP128 subscriber their
+ * errors with nothing in out), and the reservations the batch needs
+ * (every first vector since open) in ONE commit, durable before the
+ * vectors return; a second batch needs none. With the WAL write failing,
+ * the subscribers needing one get TW_ERR_IO and no vector; once the
+ * device works again, and after a restart, every SEQ is above all issued.
+ */
+enum { AB_N = 24, AB_Q = AB_N + 4 };
+
+static void ab_requests(struct tw_store_aka_req q[AB_Q], struct tw_eap_aka_vec v[AB_Q],
+			uint8_t rands[AB_Q][16], const char (*imsi)[16], const char *ic,
+			const char *unknown, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *im = i < AB_N ? imsi[i] : i == AB_N ? imsi[0] : i == AB_N + 1 ? ic :
+						    i == AB_N + 2			 ? unknown :
+												   imsi[1];
+
+		tw_test_random(rands[i], 16);
+		memset(&v[i], 0x5a, sizeof(v[i]));
+		q[i] = (struct tw_store_aka_req){
+			.imsi = im, .aka_prime = i % 2 == 1, .rand_ = rands[i], .out = &v[i],
+			.rc = 12345,
+		};
+	}
+}
+
+static void test_aka_batch(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct tw_subscriber subs[AB_N];
+	static struct tw_eap_aka_vec v[AB_Q];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store_aka_req q[AB_Q];
+	struct tw_store_stats b0, b1, b2;
+	struct tw_subscriber c;
+	uint8_t rands[AB_Q][16];
+	uint64_t last[AB_N];
+	static char imsi[AB_N][16];
+	char ic[16], unknown[16];
+	size_t bad = 0;
+	struct tw_store *st;
+	bool ok;
+
+	db_remove();
+	if (!CHECK(fault_vfs_on()))
+		return;
+	o.sqn_block = 10;
+	st = open_with(&o);
+	if (st == NULL) {
+		fault_vfs_off();
+		return;
+	}
+	for (int i = 0; i < AB_N; i++) {
+		snprintf(imsi[i], sizeof(imsi[i]), "0010190%08d", i);
+		make_milenage(&subs[i], imsi[i], amf, 5 + (uint64_t)i);
+	}
+	snprintf(ic, sizeof(ic), "001019100000000");
+	snprintf(unknown, sizeof(unknown), "001019200000000");
+	make_comp128(&c, ic, 1);
+	CHECK_OK(tw_store_sub_put_many(st, subs, AB_N, false, &bad));
+	CHECK_OK(tw_store_sub_put(st, &c, false));
+	tw_store_close(st);
+	st = open_with(&o); /* nothing loaded: every first vector reserves */
+	if (st == NULL)
+		goto out;
+
+	ab_requests(q, v, rands, (const char(*)[16])imsi, ic, unknown, AB_Q);
+	tw_store_get_stats(st, &b0);
+	tw_store_aka_vectors(st, q, AB_Q);
+	tw_store_get_stats(st, &b1);
+	for (int i = 0; i < AB_N; i++) {
+		last[i] = sqn_of(&subs[i], rands[i], v[i].autn) >> 5;
+		CHECK(q[i].rc == TW_OK && last[i] == 6 + (uint64_t)i);
+		/* durable before it was returned */
+		CHECK(raw_int("SELECT sqn_reserved FROM subscriber WHERE imsi = ?1", imsi[i]) >=
+		      (int64_t)last[i]);
+	}
+	/* the duplicates: the next SEQ; the errors: nothing */
+	CHECK(q[AB_N].rc == TW_OK && sqn_of(&subs[0], rands[AB_N], v[AB_N].autn) >> 5 == 7);
+	CHECK(q[AB_N + 3].rc == TW_OK &&
+	      sqn_of(&subs[1], rands[AB_N + 3], v[AB_N + 3].autn) >> 5 == 8);
+	last[0] = 7;
+	last[1] = 8;
+	CHECK(q[AB_N + 1].rc == TW_ERR_UNSUPPORTED && tw_ct_is_zero(&v[AB_N + 1], sizeof(v[0])));
+	CHECK(q[AB_N + 2].rc == TW_ERR_NOTFOUND && tw_ct_is_zero(&v[AB_N + 2], sizeof(v[0])));
+	CHECK(b1.reservation_batch_commits == b0.reservation_batch_commits + 1);
+	CHECK(b1.reservations_batched == b0.reservations_batched + AB_N);
+	CHECK(b1.reservations_sync == b0.reservations_sync);
+
+	/* the blocks cover a second batch: no commit */
+	ab_requests(q, v, rands, (const char(*)[16])imsi, ic, unknown, AB_N);
+	tw_store_aka_vectors(st, q, AB_N);
+	tw_store_get_stats(st, &b2);
+	for (int i = 0; i < AB_N; i++) {
+		uint64_t seq = sqn_of(&subs[i], rands[i], v[i].autn) >> 5;
+
+		CHECK(q[i].rc == TW_OK && seq == last[i] + 1);
+		last[i] = seq;
+	}
+	CHECK(b2.reservation_batch_commits == b1.reservation_batch_commits &&
+	      b2.reservations_sync == b1.reservations_sync);
+	tw_store_close(st);
+
+	/* the commit fails: no vector for those that needed it */
+	st = open_with(&o);
+	if (st == NULL)
+		goto out;
+	atomic_store(&fault_wal_write, 1);
+	ab_requests(q, v, rands, (const char(*)[16])imsi, ic, unknown, AB_N);
+	tw_store_get_stats(st, &b0);
+	tw_store_aka_vectors(st, q, AB_N);
+	tw_store_get_stats(st, &b1);
+	atomic_store(&fault_wal_write, 0);
+	ok = true;
+	for (int i = 0; i < AB_N; i++)
+		ok &= q[i].rc == TW_ERR_IO && tw_ct_is_zero(&v[i], sizeof(v[i]));
+	CHECK(ok && b1.io_errors > b0.io_errors);
+	CHECK(b1.reservations_batched == b0.reservations_batched);
+	for (int round = 0; round < 2; round++) {
+		ab_requests(q, v, rands, (const char(*)[16])imsi, ic, unknown, AB_N);
+		tw_store_aka_vectors(st, q, AB_N);
+		ok = true;
+		for (int i = 0; i < AB_N; i++) {
+			uint64_t seq = sqn_of(&subs[i], rands[i], v[i].autn) >> 5;
+
+			ok &= q[i].rc == TW_OK && seq > last[i];
+			last[i] = seq;
+		}
+		CHECK(ok);
+		tw_store_close(st); /* and after a restart */
+		st = open_with(&o);
+		if (st == NULL)
+			goto out;
+	}
+	tw_store_close(st);
+out:
+	fault_vfs_off();
+	tw_wipe(subs, sizeof(subs));
+	tw_wipe(&c, sizeof(c));
+	tw_wipe(v, sizeof(v));
+}
+
+/*
+ * tw_store_aka_vectors on three threads at once, over four subscribers
+ * (each several times per batch) with 3-SEQ blocks: batches claim
+ * reservations while other threads' batches, one-by-one vectors and the
+ * write-behind's reserve-ahead want the same records. Every vector
+ * verifies at the USIM and no SEQ is issued twice.
+ */
+enum { BT_TH = 3, BT_ROUNDS = 30, BT_Q = 6, BT_SUBS = 4 };
+
+struct bt_arg {
+	struct tw_store *st;
+	const struct tw_subscriber *subs;
+	int t, errors;
+	uint64_t seq[BT_ROUNDS * (BT_Q + 1)];
+	int sub[BT_ROUNDS * (BT_Q + 1)];
+	size_t n;
+};
+
+static void *bt_main(void *p)
+{
+	struct bt_arg *a = p;
+	struct tw_store_aka_req q[BT_Q];
+	struct tw_eap_aka_vec v[BT_Q], one;
+	uint8_t rands[BT_Q][16], r1[16];
+	int w[BT_Q];
+
+	for (int round = 0; round < BT_ROUNDS; round++) {
+		for (int i = 0; i < BT_Q; i++) {
+			w[i] = (round + i * (a->t + 1)) % BT_SUBS;
+			memset(rands[i], 0, 16);
+			tw_store_be32(rands[i], (uint32_t)(round * BT_Q + i));
+			rands[i][15] = (uint8_t)a->t;
+			q[i] = (struct tw_store_aka_req){ .imsi = a->subs[w[i]].imsi,
+							  .aka_prime = (i & 1) != 0,
+							  .rand_ = rands[i], .out = &v[i] };
+		}
+		tw_store_aka_vectors(a->st, q, BT_Q);
+		for (int i = 0; i < BT_Q; i++) {
+			if (q[i].rc != TW_OK) {
+				a->errors++;
+				continue;
+			}
+			a->seq[a->n] = sqn_of(&a->subs[w[i]], rands[i], v[i].autn);
+			a->sub[a->n++] = w[i];
+		}
+		/* and one by one meanwhile */
+		memset(r1, 0xa5, 16);
+		tw_store_be32(r1, (uint32_t)round);
+		r1[15] = (uint8_t)a->t;
+		if (tw_store_aka_vector(a->st, a->subs[round % BT_SUBS].imsi, false, r1, &one) !=
+		    TW_OK) {
+			a->errors++;
+			continue;
+		}
+		a->seq[a->n] = sqn_of(&a->subs[round % BT_SUBS], r1, one.autn);
+		a->sub[a->n++] = round % BT_SUBS;
+	}
+	tw_wipe(v, sizeof(v));
+	tw_wipe(&one, sizeof(one));
+	return NULL;
+}
+
+static void test_aka_batch_threads(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct tw_subscriber subs[BT_SUBS];
+	static struct bt_arg args[BT_TH];
+	static uint64_t all[BT_SUBS][BT_TH * BT_ROUNDS * (BT_Q + 1)];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	size_t na[BT_SUBS] = { 0 };
+	pthread_t th[BT_TH];
+	struct tw_store *st;
+	bool dup = false, zero = false, run = true;
+	int errors = 0, started = 0;
+
+	db_remove();
+	o.sqn_block = 3;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	for (int i = 0; i < BT_SUBS; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "0010193%08d", i);
+		make_milenage(&subs[i], im, amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &subs[i], false));
+	}
+	for (int t = 0; t < BT_TH && run; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		args[t].st = st;
+		args[t].subs = subs;
+		args[t].t = t;
+		run = CHECK(pthread_create(&th[t], NULL, bt_main, &args[t]) == 0);
+		started += run;
+	}
+	for (int t = 0; t < started; t++) {
+		pthread_join(th[t], NULL);
+		errors += args[t].errors;
+		for (size_t j = 0; j < args[t].n; j++) {
+			zero |= args[t].seq[j] == 0;
+			all[args[t].sub[j]][na[args[t].sub[j]]++] = args[t].seq[j] >> 5;
+		}
+	}
+	CHECK(errors == 0 && !zero);
+	for (int w = 0; w < BT_SUBS; w++) {
+		qsort(all[w], na[w], sizeof(all[w][0]), cmp_u64);
+		for (size_t i = 1; i < na[w]; i++)
+			dup |= all[w][i] == all[w][i - 1];
+	}
+	CHECK(!dup);
+	CHECK(na[0] + na[1] + na[2] + na[3] == (size_t)started * BT_ROUNDS * (BT_Q + 1));
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+}
+
 /* A full table is a clean TW_ERR_NOMEM when other threads refill it
  * between the round a store ran and its retry: try again. */
 static int it_retry(int rc, int *tries)
@@ -3490,6 +3751,8 @@ void test_main(void)
 	test_vectors();
 	test_locked();
 	test_commit_fails();
+	test_aka_batch();
+	test_aka_batch_threads();
 	test_ident_index();
 	test_reserve_ahead();
 	test_two_stores();
