@@ -49,9 +49,10 @@ struct tw_srv_req {
 	const char *reason;        /* why a reject, for the log */
 };
 
-/* An EAP-AKA' step whose vector came while its batch was being handled:
- * the challenge is built with the batch's others at its end
- * (tw_aka_server_vector_many), then the step goes on as it would have. */
+/* An EAP-AKA' or EAP-AKA step that needs a vector while its batch is
+ * being handled: the vector is fetched and the challenge built with the
+ * batch's others at its end (tw_store_aka_vectors,
+ * tw_aka_server_vector_many), then the step goes on as it would have. */
 struct tw_srv_park {
 	struct tw_srv_req r;          /* the request (r.p: a batch packet) */
 	struct tw_srv_session *s;     /* held busy until then */

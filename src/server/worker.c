@@ -264,8 +264,8 @@ static void store_failed(struct tw_srv_req *r, struct tw_srv_session *s, const c
 /* TW_EAP_NEED_VECTOR: the store call (the only blocking step: a durable
  * SQN write for a subscriber's first vector, or a block used up before
  * the next was reserved ahead), then the engine continues; an EAP-AKA'
- * step of a batch is parked instead, its vector fetched with the batch's
- * others (finish_parked). */
+ * or EAP-AKA step of a batch is parked instead, its vector fetched with
+ * the batch's others (finish_parked). */
 static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t *out,
 			size_t *out_len)
 {
@@ -345,11 +345,12 @@ static int fetch_vector(struct tw_srv_req *r, struct tw_srv_session *s, uint8_t 
 		rc = rnd(w, rand_, sizeof(rand_));
 		if (rc != TW_OK)
 			return rc;
-		/* in the worker loop, an EAP-AKA' step of a request from the
-		 * batch waits for the batch's end: its vector fetched with the
-		 * others' (finish_parked), its challenge built with theirs */
-		if (w->park_ok && s->method == TW_SRV_M_AKA_PRIME && w->n_park < TW_SRV_BATCH &&
-		    r->p != &w->pkt) {
+		/* in the worker loop, an EAP-AKA' or EAP-AKA step of a request
+		 * from the batch waits for the batch's end: its vector fetched
+		 * with the others' (finish_parked), an EAP-AKA' challenge
+		 * built with theirs */
+		if (w->park_ok && (s->method == TW_SRV_M_AKA_PRIME || s->method == TW_SRV_M_AKA) &&
+		    w->n_park < TW_SRV_BATCH && r->p != &w->pkt) {
 			struct tw_srv_park *pk = &w->park[w->n_park];
 
 			memcpy(pk->imsi, q->imsi, sizeof(pk->imsi));
@@ -900,11 +901,12 @@ static void sign_batch(struct tw_srv_worker *w, uint64_t now_ms)
 }
 
 /*
- * The parked EAP-AKA' steps of a batch: their vectors fetched at once
- * (tw_store_aka_vectors), their challenges built at once
- * (tw_aka_server_vector_many: the key hierarchies and AT_MACs in lockstep
- * lanes, the same packets as one by one), then each step finished as
- * converse() would have, its reply in the send slot kept for it.
+ * The parked EAP-AKA' and EAP-AKA steps of a batch: their vectors fetched
+ * at once (tw_store_aka_vectors), their challenges built at once
+ * (tw_aka_server_vector_many: EAP-AKA' key hierarchies and AT_MACs in
+ * lockstep lanes, the same packets as one by one), then each step
+ * finished as converse() would have, its reply in the send slot kept for
+ * it.
  */
 static void finish_parked(struct tw_srv_worker *w, uint64_t now_ms)
 {
@@ -917,7 +919,9 @@ static void finish_parked(struct tw_srv_worker *w, uint64_t now_ms)
 	 * (first vectors since start) in one commit */
 	for (int k = 0; k < n; k++)
 		q[k] = (struct tw_store_aka_req){
-			.imsi = w->park[k].imsi, .aka_prime = true, .rand_ = w->park[k].rand_,
+			.imsi = w->park[k].imsi,
+			.aka_prime = w->park[k].s->method == TW_SRV_M_AKA_PRIME,
+			.rand_ = w->park[k].rand_,
 			.out = &w->park[k].v,
 		};
 	tw_store_aka_vectors(w->srv->store, q, (size_t)n);
