@@ -440,49 +440,54 @@ _Static_assert(STORE_STRIPES <= 1024 && (STORE_STRIPES & (STORE_STRIPES - 1)) ==
  * chains of hundreds). The new array is made before the stripes are
  * taken; with all of them held (in order, nothing else holds two), every
  * chain is moved, so a look-up sees the old array or the new one whole.
- * An allocation that fails leaves the old buckets (longer chains, still
- * correct) and the next try for twice as many records.
+ * One thread at a time grows it (st->growing); the others go on. An
+ * allocation that fails leaves the old buckets (longer chains, still
+ * correct) and the next try for twice as many records. The rehash holds
+ * every look-up up: at 4 million records, some tens of ms, once.
  */
 static void rec_grow(struct tw_store *st)
 {
 	size_t n_old, n_new, want = atomic_load(&st->n_loaded);
 	struct sub_rec **nb, **old;
+	bool idle = false;
 
+	/* one thread grows it; the others go on with the old buckets */
+	if (!atomic_compare_exchange_strong(&st->growing, &idle, true))
+		return;
 	pthread_mutex_lock(stripe_of(st, 0));
 	n_old = st->nbucket;
 	pthread_mutex_unlock(stripe_of(st, 0));
-	if (n_old >= STORE_BUCKETS_MAX || want <= n_old)
+	if (n_old >= STORE_BUCKETS_MAX || want <= n_old) {
+		atomic_store(&st->growing, false);
 		return; /* grown meanwhile, or at the cap */
+	}
 	n_new = 2 * n_old;
 	while (n_new < want && n_new < STORE_BUCKETS_MAX)
 		n_new *= 2;
 	nb = tw_table_alloc(n_new, sizeof(*nb));
 	if (nb == NULL) {
 		atomic_store(&st->grow_at, 2 * want);
+		atomic_store(&st->growing, false);
 		return;
 	}
 	for (size_t i = 0; i < STORE_STRIPES; i++)
 		pthread_mutex_lock(&st->stripe[i]);
-	old = st->bucket;
-	if (st->nbucket != n_old) { /* another thread grew it first */
-		n_old = n_new;
-		old = nb;
-	} else {
-		for (size_t b = 0; b < n_old; b++) {
-			for (struct sub_rec *r = old[b], *next; r != NULL; r = next) {
-				size_t to = r->hash & (n_new - 1);
+	old = st->bucket; /* as read above: only this thread changes it */
+	for (size_t b = 0; b < n_old; b++) {
+		for (struct sub_rec *r = old[b], *next; r != NULL; r = next) {
+			size_t to = r->hash & (n_new - 1);
 
-				next = r->next;
-				r->next = nb[to];
-				nb[to] = r;
-			}
+			next = r->next;
+			r->next = nb[to];
+			nb[to] = r;
 		}
-		st->bucket = nb;
-		st->nbucket = n_new;
-		atomic_store(&st->grow_at, n_new < STORE_BUCKETS_MAX ? n_new : SIZE_MAX);
 	}
+	st->bucket = nb;
+	st->nbucket = n_new;
+	atomic_store(&st->grow_at, n_new < STORE_BUCKETS_MAX ? n_new : SIZE_MAX);
 	for (size_t i = STORE_STRIPES; i-- > 0;)
 		pthread_mutex_unlock(&st->stripe[i]);
+	atomic_store(&st->growing, false);
 	tw_table_free(old, n_old, sizeof(*old));
 }
 
@@ -896,12 +901,13 @@ static int reserve(struct tw_store *st, struct sub_rec *r, uint64_t base)
 
 /* ---- reserve-ahead ------------------------------------------------------- */
 
-/* r (locked) has used 3/4 of its block and nothing is under way for it. */
+/* r (locked) has used 3/4 of its block and nothing is under way for it
+ * (ahead_busy: a batch's claim, tw_store_aka_vectors, is one). */
 static bool ahead_wanted(const struct tw_store *st, const struct sub_rec *r)
 {
 	uint64_t left = r->reserved > r->sqn.seq_he ? r->reserved - r->sqn.seq_he : 0;
 
-	return !r->dead && !r->ahead_queued && r->ahead_mark == 0 &&
+	return !r->dead && !r->ahead_queued && !r->ahead_busy && r->ahead_mark == 0 &&
 	       left * 4 <= st->sqn_block && r->reserved < seq_limit(r->sqn.ind_bits);
 }
 
@@ -2033,6 +2039,7 @@ struct resv_claim {
 	uint64_t snap;             /* r->reserved when claimed */
 	uint64_t base;             /* SEQ_HE then: the block starts at or above */
 	uint64_t start, next;
+	size_t req;                /* the request that claimed it */
 	int rc;
 };
 
@@ -2072,7 +2079,8 @@ static int vector_or_claim(struct tw_store *st, struct sub_rec *r, bool aka_prim
 }
 
 /* The claims' reservations in one write transaction, one commit (FULL):
- * each c->rc as reserve_row's; all TW_ERR_IO if the commit fails. */
+ * each c->rc as reserve_row's; all TW_ERR_IO if the commit fails (their
+ * requests then fail: no vector without a durable SQN). */
 static void reserve_claims(struct tw_store *st, struct resv_claim *c, size_t n)
 {
 	size_t done = 0;
@@ -2130,7 +2138,7 @@ void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, siz
 				       nc < STORE_CLAIMS ? &c[nc] : NULL);
 		if (q->rc == STORE_CLAIMED) {
 			q->rc = STORE_AGAIN;
-			nc++;
+			c[nc++].req = i;
 		}
 		if (q->rc == TW_ERR_STATE) {
 			rec_kill(st, r);
@@ -2147,6 +2155,10 @@ void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, siz
 	for (size_t k = 0; k < nc; k++) {
 		struct sub_rec *r = c[k].r;
 
+		/* a commit that failed is not tried again one by one (as one
+		 * vector's reservation is tried once) */
+		if (c[k].rc == TW_ERR_IO)
+			req[c[k].req].rc = TW_ERR_IO;
 		pthread_mutex_lock(&r->lock);
 		r->ahead_queued = false;
 		r->ahead_busy = false;

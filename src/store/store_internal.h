@@ -230,6 +230,7 @@ struct tw_store {
 	struct sub_rec **bucket;
 	size_t nbucket;            /* power of 2, at least 1024 */
 	_Atomic size_t grow_at;    /* more linked records than this: grow */
+	_Atomic bool growing;      /* a thread is growing it (rec_grow) */
 	pthread_mutex_t stripe[STORE_STRIPES];
 	struct sub_rec *all;
 	pthread_mutex_t all_lock;
