@@ -2259,6 +2259,53 @@ static void ab_requests(struct tw_store_aka_req q[AB_Q], struct tw_eap_aka_vec v
 	}
 }
 
+/* More first vectors in one batch than one commit takes (64): the first
+ * 64 share it, the rest reserve one by one, all vectors good. */
+enum { ABM_N = 70 };
+
+static void test_aka_batch_many(const struct tw_store_opts *o)
+{
+	static struct tw_subscriber subs[ABM_N];
+	static struct tw_eap_aka_vec v[ABM_N];
+	static char imsi[ABM_N][16];
+	static uint8_t rands[ABM_N][16];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store_aka_req q[ABM_N];
+	struct tw_store_stats b0, b1;
+	struct tw_store *st;
+	size_t bad = 0;
+	bool ok = true;
+
+	st = open_with(o);
+	if (st == NULL)
+		return;
+	for (int i = 0; i < ABM_N; i++) {
+		snprintf(imsi[i], sizeof(imsi[i]), "0010194%08d", i);
+		make_milenage(&subs[i], imsi[i], amf, 40);
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, ABM_N, false, &bad));
+	tw_store_close(st);
+	st = open_with(o);
+	if (st == NULL)
+		return;
+	for (int i = 0; i < ABM_N; i++) {
+		tw_test_random(rands[i], 16);
+		q[i] = (struct tw_store_aka_req){ .imsi = imsi[i], .rand_ = rands[i], .out = &v[i] };
+	}
+	tw_store_get_stats(st, &b0);
+	tw_store_aka_vectors(st, q, ABM_N);
+	tw_store_get_stats(st, &b1);
+	for (int i = 0; i < ABM_N; i++)
+		ok &= q[i].rc == TW_OK && sqn_of(&subs[i], rands[i], v[i].autn) >> 5 == 41;
+	CHECK(ok);
+	CHECK(b1.reservation_batch_commits == b0.reservation_batch_commits + 1 &&
+	      b1.reservations_batched == b0.reservations_batched + 64 &&
+	      b1.reservations_sync == b0.reservations_sync + ABM_N - 64);
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+	tw_wipe(v, sizeof(v));
+}
+
 static void test_aka_batch(void)
 {
 	struct tw_store_opts o = opts_default();
@@ -2369,6 +2416,7 @@ static void test_aka_batch(void)
 			goto out;
 	}
 	tw_store_close(st);
+	test_aka_batch_many(&o);
 out:
 	fault_vfs_off();
 	tw_wipe(subs, sizeof(subs));
