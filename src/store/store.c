@@ -440,7 +440,9 @@ _Static_assert(STORE_STRIPES <= 1024 && (STORE_STRIPES & (STORE_STRIPES - 1)) ==
  * chains of hundreds). The new array is made before the stripes are
  * taken; with all of them held (in order, nothing else holds two), every
  * chain is moved, so a look-up sees the old array or the new one whole.
- * One thread at a time grows it (st->growing); the others go on. An
+ * One thread at a time grows it (st->growing); the others go on. Like a
+ * new chunk of records (rec_alloc), this allocates on the packet path:
+ * once per doubling, on the thread whose record crossed the mark. An
  * allocation that fails leaves the old buckets (longer chains, still
  * correct) and the next try for twice as many records. The rehash holds
  * every look-up up: at 4 million records, some tens of ms, once.
