@@ -77,6 +77,25 @@ if [ "${TWAG_FUZZ:-1}" != 0 ] && command -v clang >/dev/null 2>&1; then
 	tally "$out" "$rc" "libFuzzer"
 fi
 
+# Every benchmark scenario once, briefly (64 operations a row, one
+# payload size): its setup runs, its cross-checks against the reference
+# implementations agree, and no row errs (twag-bench exits 1 otherwise).
+# The figures themselves are not looked at here.
+if [ -x "$build/twag-bench" ]; then
+	out=$(timeout 600 "$build/twag-bench" --requests 64 --warmup 0 --size-time 0.001 \
+		--sizes 128 --checks 16 --quiet --csv 2>"$build/bench-smoke.err")
+	rc=$?
+	rows=$(printf '%s\n' "$out" | grep -cvE '^(#|scenario,|$)')
+	if [ "$rc" -eq 0 ] && [ "$rows" -gt 0 ]; then
+		echo "twag-bench smoke: $rows passed, 0 failed"
+		tally "twag-bench smoke: $rows passed, 0 failed" 0 "twag-bench smoke"
+	else
+		cat "$build/bench-smoke.err"
+		echo "FAIL twag-bench smoke: exit $rc, $rows rows"
+		tally "twag-bench smoke: 0 passed, 1 failed" 1 "twag-bench smoke"
+	fi
+fi
+
 for s in tests/cli/*.sh; do
 	[ -f "$s" ] || continue
 	out=$(TWAG="$build/twag" timeout 300 bash "$s" 2>&1)
