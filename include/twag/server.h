@@ -81,6 +81,16 @@ struct tw_srv_client {
 struct tw_srv_clients {
 	size_t n, cap;
 	struct tw_srv_client *v;
+	/* the index (tw_srv_clients_add keeps it): host entries (a /32 or a
+	 * /128, the most specific there is) in an open-addressed table of
+	 * indices into v, keyed by a seeded hash of the address; the other
+	 * networks' indices, longest prefix first. A look-up costs one
+	 * probe sequence plus the networks, not a scan of every client. */
+	uint32_t *host;            /* nhost slots (power of 2), UINT32_MAX empty */
+	size_t nhost, hosts;       /* slots, entries */
+	uint32_t *nets;
+	size_t nnets, nets_cap;
+	uint64_t seed[2];
 };
 
 /* Parses "IP" or "IP/PREFIX" (IPv4 or IPv6; a bare IP is a host route).

@@ -6,13 +6,17 @@
  *
  * Clients are networks (IP/PREFIX, IPv4 or IPv6) and the most specific one
  * wins. The table is built at start-up and on SIGHUP (a new table is
- * swapped in: see server.c); lookups only read it.
+ * swapped in: see server.c); lookups only read it. A deployment may name
+ * every access point (tens of thousands of /32s): look-ups go through an
+ * index (struct tw_srv_clients), two per datagram, never a scan.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "twag/bytes.h"
 #include "twag/server.h"
@@ -137,6 +141,121 @@ static void prefix_mask(uint8_t mask[16], unsigned prefix)
 	}
 }
 
+/* ---- the index ------------------------------------------------------------ */
+
+enum { HOST_EMPTY = UINT32_MAX };
+
+static bool is_host(const struct tw_srv_client *c)
+{
+	return c->prefix == (c->net.family == 4 ? 32u : 128u);
+}
+
+/* A seeded mix of the address (the seed is random per table: the slots an
+ * address probes cannot be worked out from outside). */
+static size_t host_hash(const struct tw_srv_clients *t, const struct tw_srv_addr *a)
+{
+	uint64_t h = (tw_load_le64(a->a) ^ t->seed[0]) * 0x9e3779b97f4a7c15ULL;
+
+	h ^= (tw_load_le64(a->a + 8) ^ t->seed[1] ^ a->family) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ULL;
+	return (size_t)(h ^ (h >> 32));
+}
+
+/* The slot of host address a: its entry's, or the empty one ending its
+ * probe sequence. */
+static size_t host_slot(const struct tw_srv_clients *t, const struct tw_srv_addr *a)
+{
+	size_t mask = t->nhost - 1, i = host_hash(t, a) & mask;
+
+	while (t->host[i] != HOST_EMPTY && !tw_srv_addr_eq(&t->v[t->host[i]].net, a))
+		i = (i + 1) & mask;
+	return i;
+}
+
+/* Room for one more host entry (load at most 1/2). */
+static int host_room(struct tw_srv_clients *t)
+{
+	size_t n = t->nhost ? t->nhost : 16;
+	uint32_t *old = t->host;
+	size_t nold = t->nhost;
+
+	if (t->host != NULL && 2 * (t->hosts + 1) <= t->nhost)
+		return TW_OK;
+	while (2 * (t->hosts + 1) > n)
+		n *= 2;
+	if (t->host == NULL && getrandom(t->seed, sizeof(t->seed), 0) != (ssize_t)sizeof(t->seed)) {
+		/* no entropy yet: the table still works, probes are just
+		 * predictable */
+		t->seed[0] = (uint64_t)(uintptr_t)t ^ 0x243f6a8885a308d3ULL;
+		t->seed[1] = (uint64_t)(uintptr_t)&n ^ 0x13198a2e03707344ULL;
+	}
+	t->host = malloc(n * sizeof(*t->host));
+	if (t->host == NULL) {
+		t->host = old;
+		return TW_ERR_NOMEM;
+	}
+	memset(t->host, 0xff, n * sizeof(*t->host));
+	t->nhost = n;
+	for (size_t i = 0; i < nold; i++)
+		if (old[i] != HOST_EMPTY)
+			t->host[host_slot(t, &t->v[old[i]].net)] = old[i];
+	free(old);
+	return TW_OK;
+}
+
+/* Indexes v[i] (just appended). */
+static int index_add(struct tw_srv_clients *t, uint32_t i)
+{
+	const struct tw_srv_client *c = &t->v[i];
+	size_t k;
+
+	if (is_host(c)) {
+		int rc = host_room(t);
+
+		if (rc != TW_OK)
+			return rc;
+		t->host[host_slot(t, &c->net)] = i;
+		t->hosts++;
+		return TW_OK;
+	}
+	if (t->nnets == t->nets_cap) {
+		size_t ncap = t->nets_cap ? 2 * t->nets_cap : 8;
+		uint32_t *nv = realloc(t->nets, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return TW_ERR_NOMEM;
+		t->nets = nv;
+		t->nets_cap = ncap;
+	}
+	/* longest prefix first: the first that holds an address is the one */
+	for (k = t->nnets; k > 0 && t->v[t->nets[k - 1]].prefix < c->prefix; k--)
+		t->nets[k] = t->nets[k - 1];
+	t->nets[k] = i;
+	t->nnets++;
+	return TW_OK;
+}
+
+/* The entry of exactly this network, or NULL. */
+static struct tw_srv_client *same_net(struct tw_srv_clients *t, const struct tw_srv_client *c)
+{
+	if (is_host(c)) {
+		size_t i;
+
+		if (t->host == NULL)
+			return NULL;
+		i = host_slot(t, &c->net);
+		return t->host[i] == HOST_EMPTY ? NULL : &t->v[t->host[i]];
+	}
+	for (size_t k = 0; k < t->nnets; k++) {
+		struct tw_srv_client *o = &t->v[t->nets[k]];
+
+		if (o->prefix == c->prefix && tw_srv_addr_eq(&o->net, &c->net))
+			return o;
+	}
+	return NULL;
+}
+
 int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 		       const uint8_t *secret, size_t secret_len,
 		       bool from_cmdline, char *err, size_t err_len)
@@ -174,11 +293,11 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 	tw_srv_addr_text(&c.net, text, sizeof(text));
 	snprintf(c.name, sizeof(c.name), "%s/%u", text, c.prefix);
 
-	for (size_t i = 0; i < t->n; i++) {
-		if (t->v[i].prefix == c.prefix && tw_srv_addr_eq(&t->v[i].net, &c.net)) {
-			slot = &t->v[i];
-			break;
-		}
+	slot = same_net(t, &c);
+	if (slot == NULL && t->n >= HOST_EMPTY) {
+		tw_wipe(&c, sizeof(c));
+		snprintf(err, err_len, "too many clients");
+		return TW_ERR_NOMEM;
 	}
 	if (slot == NULL) {
 		if (t->n == t->cap) {
@@ -198,9 +317,19 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 			t->v = nv;
 			t->cap = ncap;
 		}
-		slot = &t->v[t->n++];
+		slot = &t->v[t->n];
+		*slot = c;
+		tw_wipe(&c, sizeof(c));
+		rc = index_add(t, (uint32_t)t->n);
+		if (rc != TW_OK) {
+			tw_wipe(slot, sizeof(*slot));
+			snprintf(err, err_len, "out of memory");
+			return rc;
+		}
+		t->n++;
+		return TW_OK;
 	}
-	*slot = c;
+	*slot = c; /* the same network again: the later one */
 	tw_wipe(&c, sizeof(c));
 	return TW_OK;
 }
@@ -208,17 +337,19 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 const struct tw_srv_client *tw_srv_clients_find(const struct tw_srv_clients *t,
 						const struct tw_srv_addr *addr)
 {
-	const struct tw_srv_client *best = NULL;
-
-	if (t == NULL)
+	if (t == NULL || (addr->family != 4 && addr->family != 6))
 		return NULL;
-	for (size_t i = 0; i < t->n; i++) {
-		const struct tw_srv_client *c = &t->v[i];
+	/* a host entry is the most specific network there is */
+	if (t->host != NULL) {
+		uint32_t i = t->host[host_slot(t, addr)];
 
-		if (in_net(c, addr) && (best == NULL || c->prefix > best->prefix))
-			best = c;
+		if (i != HOST_EMPTY)
+			return &t->v[i];
 	}
-	return best;
+	for (size_t k = 0; k < t->nnets; k++)
+		if (in_net(&t->v[t->nets[k]], addr))
+			return &t->v[t->nets[k]];
+	return NULL;
 }
 
 void tw_srv_clients_free(struct tw_srv_clients *t)
@@ -228,7 +359,9 @@ void tw_srv_clients_free(struct tw_srv_clients *t)
 	if (t->v != NULL)
 		tw_wipe(t->v, t->cap * sizeof(*t->v));
 	free(t->v);
-	memset(t, 0, sizeof(*t));
+	free(t->host);
+	free(t->nets);
+	tw_wipe(t, sizeof(*t));
 }
 
 int tw_srv_clients_copy_cmdline(struct tw_srv_clients *dst,

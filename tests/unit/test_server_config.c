@@ -368,6 +368,130 @@ static void test_client_prefixes(void)
 	}
 }
 
+/*
+ * A table of thousands of clients (IPv4 and IPv6 hosts, some inside the
+ * networks, networks of random prefixes, some entries given twice with
+ * another secret) against a model: the longest matching prefix by the
+ * bit-by-bit definition over the model's own list, for each entry's
+ * address, addresses near the networks and random ones.
+ */
+enum { CT_HOST4 = 1500, CT_HOST6 = 400, CT_NET4 = 30, CT_NET6 = 15, CT_LOOKUPS = 5000 };
+
+struct ct_model {
+	struct tw_srv_addr net;
+	unsigned prefix;
+	uint8_t secret;  /* which add it came from: the last wins */
+};
+
+static void ct_random_addr(struct tw_srv_addr *a, unsigned fam)
+{
+	memset(a, 0, sizeof(*a));
+	a->family = (uint8_t)fam;
+	tw_test_random(a->a, fam == 4 ? 4 : 16);
+}
+
+/* a with the bits after the first `keep` taken from random */
+static void ct_near(struct tw_srv_addr *a, const struct tw_srv_addr *net, unsigned keep)
+{
+	unsigned len = net->family == 4 ? 4 : 16;
+	uint8_t r[16];
+
+	*a = *net;
+	tw_test_random(r, len);
+	for (unsigned i = keep; i < 8 * len; i++) {
+		uint8_t bit = (uint8_t)(0x80 >> (i % 8));
+
+		a->a[i / 8] = (uint8_t)((a->a[i / 8] & ~bit) | (r[i / 8] & bit));
+	}
+}
+
+static void test_client_table(void)
+{
+	static struct ct_model m[CT_HOST4 + CT_HOST6 + CT_NET4 + CT_NET6];
+	struct tw_srv_clients t;
+	size_t nm = 0, wrong = 0;
+	char spec[80], text[64], err[128];
+	bool added = true;
+
+	memset(&t, 0, sizeof(t));
+	/* the networks first (hosts are placed inside some) */
+	for (int i = 0; i < CT_NET4 + CT_NET6; i++) {
+		unsigned fam = i < CT_NET4 ? 4 : 6, max = fam == 4 ? 32 : 128;
+
+		ct_random_addr(&m[nm].net, fam);
+		m[nm].prefix = 1 + tw_test_random_u32() % (max - 1);
+		/* some networks nested in an earlier one */
+		if (i % 3 == 1 && m[nm - 1].net.family == fam && m[nm - 1].prefix < max - 1)
+			ct_near(&m[nm].net, &m[nm - 1].net, m[nm - 1].prefix);
+		nm++;
+	}
+	for (int i = 0; i < CT_HOST4 + CT_HOST6; i++) {
+		unsigned fam = i < CT_HOST4 ? 4 : 6;
+
+		if (i % 4 == 0) { /* inside a network of its family */
+			const struct ct_model *n = &m[fam == 4 ? (size_t)i % CT_NET4 :
+						      CT_NET4 + (size_t)i % CT_NET6];
+			ct_near(&m[nm].net, &n->net, n->prefix);
+		} else {
+			ct_random_addr(&m[nm].net, fam);
+		}
+		m[nm].prefix = fam == 4 ? 32 : 128;
+		nm++;
+	}
+	/* the model: a network twice keeps the later secret, one entry */
+	for (size_t i = 0; i < nm; i++) {
+		m[i].secret = (uint8_t)(1 + i % 200);
+		for (size_t j = 0; j < i; j++)
+			if (m[j].prefix == m[i].prefix && m[j].secret != 0 &&
+			    same_prefix(m[j].net.a, m[i].net.a, m[i].prefix) &&
+			    m[j].net.family == m[i].net.family)
+				m[j].secret = 0; /* replaced by i */
+	}
+	for (size_t i = 0; i < nm && added; i++) {
+		uint8_t sec[2] = { 'k', (uint8_t)(1 + i % 200) };
+
+		tw_srv_addr_text(&m[i].net, text, sizeof(text));
+		snprintf(spec, sizeof(spec), "%s/%u", text, m[i].prefix);
+		added = CHECK_OK(tw_srv_clients_add(&t, spec, sec, 2, false, err, sizeof(err)));
+	}
+	/* a few again, each with its secret: replaced in place */
+	for (size_t i = 0; i < nm && added; i += 97) {
+		uint8_t sec[2] = { 'k', m[i].secret != 0 ? m[i].secret : 0 };
+
+		if (m[i].secret == 0)
+			continue;
+		tw_srv_addr_text(&m[i].net, text, sizeof(text));
+		snprintf(spec, sizeof(spec), "%s/%u", text, m[i].prefix);
+		added = CHECK_OK(tw_srv_clients_add(&t, spec, sec, 2, false, err, sizeof(err)));
+	}
+	for (int k = 0; added && k < CT_LOOKUPS; k++) {
+		struct tw_srv_addr a;
+		const struct tw_srv_client *got;
+		const struct ct_model *want = NULL;
+		const struct ct_model *e = &m[tw_test_random_u32() % nm];
+
+		switch (k % 4) {
+		case 0: a = e->net; break;                                  /* an entry */
+		case 1: ct_near(&a, &e->net, e->prefix); break;             /* inside it */
+		case 2: ct_near(&a, &e->net, e->prefix / 2); break;         /* nearby */
+		default: ct_random_addr(&a, k % 8 < 4 ? 4 : 6); break;
+		}
+		for (size_t i = 0; i < nm; i++)
+			if (m[i].secret != 0 && m[i].net.family == a.family &&
+			    same_prefix(a.a, m[i].net.a, m[i].prefix) &&
+			    (want == NULL || m[i].prefix > want->prefix))
+				want = &m[i];
+		got = tw_srv_clients_find(&t, &a);
+		if (want == NULL ? got != NULL :
+				   got == NULL || got->prefix != want->prefix ||
+					   got->key.len != 2 || got->key.secret[1] != want->secret ||
+					   !same_prefix(got->net.a, want->net.a, want->prefix))
+			wrong++;
+	}
+	CHECK(added && wrong == 0);
+	tw_srv_clients_free(&t);
+}
+
 static void test_clients(void)
 {
 	struct tw_srv_clients t;
@@ -680,6 +804,7 @@ void test_main(void)
 	test_file();
 	test_clients();
 	test_client_prefixes();
+	test_client_table();
 	test_sockaddr();
 	test_metrics();
 	test_log_quote();
