@@ -143,7 +143,7 @@ static void prefix_mask(uint8_t mask[16], unsigned prefix)
 
 /* ---- the index ------------------------------------------------------------ */
 
-enum { HOST_EMPTY = UINT32_MAX };
+#define HOST_EMPTY UINT32_MAX /* an empty slot of the host index */
 
 static bool is_host(const struct tw_srv_client *c)
 {
@@ -154,9 +154,12 @@ static bool is_host(const struct tw_srv_client *c)
  * address probes cannot be worked out from outside). */
 static size_t host_hash(const struct tw_srv_clients *t, const struct tw_srv_addr *a)
 {
-	uint64_t h = (tw_load_le64(a->a) ^ t->seed[0]) * 0x9e3779b97f4a7c15ULL;
+	/* the octets tw_srv_addr_eq compares: 4 for IPv4 */
+	uint64_t lo = a->family == 4 ? tw_load_le32(a->a) : tw_load_le64(a->a);
+	uint64_t hi = a->family == 4 ? 0 : tw_load_le64(a->a + 8);
+	uint64_t h = (lo ^ t->seed[0]) * 0x9e3779b97f4a7c15ULL;
 
-	h ^= (tw_load_le64(a->a + 8) ^ t->seed[1] ^ a->family) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (hi ^ t->seed[1] ^ a->family) * 0xc2b2ae3d27d4eb4fULL;
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
 	return (size_t)(h ^ (h >> 32));
@@ -184,9 +187,10 @@ static int host_room(struct tw_srv_clients *t)
 		return TW_OK;
 	while (2 * (t->hosts + 1) > n)
 		n *= 2;
-	if (t->host == NULL && getrandom(t->seed, sizeof(t->seed), 0) != (ssize_t)sizeof(t->seed)) {
-		/* no entropy yet: the table still works, probes are just
-		 * predictable */
+	if (t->host == NULL &&
+	    getrandom(t->seed, sizeof(t->seed), GRND_NONBLOCK) != (ssize_t)sizeof(t->seed)) {
+		/* the pool not ready yet (early boot): the table works the
+		 * same, its probes are just predictable */
 		t->seed[0] = (uint64_t)(uintptr_t)t ^ 0x243f6a8885a308d3ULL;
 		t->seed[1] = (uint64_t)(uintptr_t)&n ^ 0x13198a2e03707344ULL;
 	}

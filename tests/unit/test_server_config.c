@@ -489,6 +489,17 @@ static void test_client_table(void)
 			wrong++;
 	}
 	CHECK(added && wrong == 0);
+	/* an IPv4 address is its first 4 octets, whatever follows */
+	for (size_t i = CT_NET4 + CT_NET6; added && i < CT_NET4 + CT_NET6 + 50; i++) {
+		struct tw_srv_addr a = m[i].net;
+		const struct tw_srv_client *got;
+
+		if (m[i].secret == 0)
+			continue;
+		tw_test_random(a.a + 4, 12);
+		got = tw_srv_clients_find(&t, &a);
+		CHECK(got != NULL && got->prefix == 32 && got->key.secret[1] == m[i].secret);
+	}
 	tw_srv_clients_free(&t);
 }
 
