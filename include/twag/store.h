@@ -75,6 +75,11 @@ struct tw_store_opts {
 	/* AUTS that do not move SEQ_HE (bad MAC-S, or a valid but stale or
 	 * replayed one) per resync_window s, a budget of their own (0: 10) */
 	unsigned resync_bad_max;
+	/* subscribers held in memory at most (0: 4194304, about 1.5 GB);
+	 * beyond it the least recently used are dropped (and loaded again
+	 * from their row when next needed: an AKA subscriber then restarts
+	 * from its mark, as after a crash, skipping the rest of its block) */
+	unsigned sub_cache;
 };
 
 /*
@@ -240,6 +245,10 @@ struct tw_store_stats {
 	/* added: tw_store_aka_vectors */
 	uint64_t reservations_batched;  /* made for a batch of vectors (waited for) */
 	uint64_t reservation_batch_commits; /* the commits (fsyncs) those took */
+	/* added: the bounded subscriber cache */
+	uint64_t evicted;               /* dropped to stay within sub_cache */
+	uint64_t recycled;              /* records of dropped, deleted or
+					 * replaced subscribers used again */
 };
 void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *out);
 

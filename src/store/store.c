@@ -503,7 +503,8 @@ bool store_rec_index_sound(struct tw_store *st, size_t *nbucket)
 	for (size_t b = 0; b < st->nbucket; b++) {
 		for (struct sub_rec *r = st->bucket[b]; r != NULL; r = r->next) {
 			linked++;
-			ok &= r->linked && r->hash == rec_hash(st, r->imsi, r->imsi_len) &&
+			ok &= r->linked && !r->dead &&
+			      r->hash == rec_hash(st, r->imsi, r->imsi_len) &&
 			      (r->hash & (st->nbucket - 1)) == b;
 			for (struct sub_rec *q = r->next; q != NULL; q = q->next)
 				ok &= q->imsi_len != r->imsi_len ||
@@ -516,6 +517,14 @@ bool store_rec_index_sound(struct tw_store *st, size_t *nbucket)
 	for (size_t i = STORE_STRIPES; i-- > 0;)
 		pthread_mutex_unlock(&st->stripe[i]);
 	return ok;
+}
+
+void store_rec_counts(struct tw_store *st, size_t *made, size_t *graves)
+{
+	pthread_mutex_lock(&st->all_lock);
+	*made = st->n_made;
+	*graves = st->n_graves;
+	pthread_mutex_unlock(&st->all_lock);
 }
 
 static void rec_kill(struct tw_store *st, struct sub_rec *r);
@@ -567,12 +576,25 @@ static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t 
 		struct sub_rec *r;
 		int rc;
 
+		bool locked = false;
+
 		pthread_mutex_lock(stripe_of(st, h));
 		r = chain_find(st, h, imsi, len);
+		/* its lock taken while it is in the chain, or the record pinned
+		 * until it is: either way it is not reused meanwhile */
+		if (r != NULL) {
+			locked = pthread_mutex_trylock(&r->lock) == 0;
+			if (!locked)
+				atomic_fetch_add(&r->pins, 1);
+		}
 		pthread_mutex_unlock(stripe_of(st, h));
 		if (r == NULL)
 			return NULL;
-		pthread_mutex_lock(&r->lock);
+		if (!locked) {
+			pthread_mutex_lock(&r->lock);
+			atomic_fetch_sub(&r->pins, 1);
+		}
+		r->used = true;
 		if (r->dead) {
 			/* killed between the two locks: it is unlinked by now */
 			pthread_mutex_unlock(&r->lock);
@@ -592,9 +614,36 @@ static struct sub_rec *rec_cached(struct tw_store *st, const char *imsi, size_t 
 	}
 }
 
-/* Drops r from the cache (r->lock held): a later lookup reloads the row.
- * The memory stays on the all list (another thread may still hold a
- * pointer it has not locked yet) and is freed at close. */
+/* g (dead, its lock initialised) to the back of the graves. */
+static void grave_push(struct tw_store *st, struct sub_rec *g)
+{
+	pthread_mutex_lock(&st->all_lock);
+	g->grave_next = NULL;
+	if (st->grave_tail != NULL)
+		st->grave_tail->grave_next = g;
+	else
+		st->grave_head = g;
+	st->grave_tail = g;
+	st->n_graves++;
+	pthread_mutex_unlock(&st->all_lock);
+}
+
+/* r (locked, just taken out of its chain) is dead: a later lookup loads
+ * the row again. The record goes to the graves, reused by rec_recycle
+ * once no thread holds it (another may have found it in its chain and
+ * wait for its lock: pinned). */
+static void rec_bury(struct tw_store *st, struct sub_rec *r)
+{
+	r->dead = true;
+	/* the keys are no longer needed: only the wrapped form was here, but
+	 * the record may wait a while before it is reused */
+	tw_wipe(r->k_w, sizeof(r->k_w));
+	tw_wipe(r->opc_w, sizeof(r->opc_w));
+	atomic_fetch_sub(&st->n_loaded, 1);
+	grave_push(st, r);
+}
+
+/* Drops r from the cache (r->lock held): a later lookup reloads the row. */
 static void rec_kill(struct tw_store *st, struct sub_rec *r)
 {
 	if (r->dead)
@@ -610,17 +659,66 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
 		r->linked = false;
 	}
 	pthread_mutex_unlock(stripe_of(st, r->hash));
-	r->dead = true;
-	/* the keys are no longer needed: only the wrapped form was here, but
-	 * the record may linger until close */
-	tw_wipe(r->k_w, sizeof(r->k_w));
-	tw_wipe(r->opc_w, sizeof(r->opc_w));
-	atomic_fetch_sub(&st->n_loaded, 1);
+	rec_bury(st, r);
 }
 
-/* Records are made in chunks, never freed one by one: a cached record
- * stays until close (rec_kill), and one that never reached the cache goes
- * back to rec_spare. */
+/*
+ * The bounded cache (st->sub_cache): a record not looked up since the hand
+ * last passed it is dropped (CLOCK: a lookup sets r->used, the hand clears
+ * it). The hand walks the buckets, each under its stripe (the same for
+ * every bucket count: rec_grow), and only tries a record's lock: one that
+ * is held is in use. A record some thread waits for (pinned), or whose
+ * reservation is under way, is passed over. Drops records until the
+ * cache is within its bound, or the hand has passed every bucket twice
+ * (the first pass clears what the second finds: only records all in use
+ * at once stop it). A load over the bound drops about one, and the hand
+ * moves about (nbucket + records) / records buckets per drop, amortised:
+ * a few (the buckets are sized for the records, at most two per record
+ * the cache holds). A dropped AKA record loads again from its row at its
+ * mark (the rest of its block skipped, never reused).
+ */
+static void rec_evict(struct tw_store *st)
+{
+	size_t steps = 0, budget = SIZE_MAX;
+
+	while (steps++ < budget && atomic_load(&st->n_loaded) > st->sub_cache) {
+		size_t b = atomic_fetch_add(&st->evict_hand, 1);
+		pthread_mutex_t *m = &st->stripe[b % STORE_STRIPES];
+		struct sub_rec *victim = NULL;
+
+		pthread_mutex_lock(m);
+		if (budget == SIZE_MAX)
+			budget = 2 * st->nbucket;
+		/* bucket b's stripe is b % STORE_STRIPES: nbucket is a multiple */
+		for (struct sub_rec **pp = &st->bucket[b & (st->nbucket - 1)]; *pp != NULL;
+		     pp = &(*pp)->next) {
+			struct sub_rec *r = *pp;
+
+			if (pthread_mutex_trylock(&r->lock) != 0)
+				continue;
+			if (r->used || r->ahead_queued || r->ahead_busy ||
+			    atomic_load(&r->pins) != 0) {
+				r->used = false;
+				pthread_mutex_unlock(&r->lock);
+				continue;
+			}
+			*pp = r->next;
+			r->linked = false;
+			victim = r;
+			break;
+		}
+		pthread_mutex_unlock(m);
+		if (victim != NULL) {
+			rec_bury(st, victim);
+			atomic_fetch_add(&st->n_evicted, 1);
+			pthread_mutex_unlock(&victim->lock);
+		}
+	}
+}
+
+/* Records are made in chunks, never freed one by one: a dead one (rec_kill,
+ * rec_evict) is reused (rec_recycle), and one that never reached the
+ * cache goes back to rec_spare. */
 enum { STORE_REC_CHUNK = 4096 };
 
 struct rec_chunk {
@@ -628,11 +726,58 @@ struct rec_chunk {
 	struct sub_rec *recs;      /* STORE_REC_CHUNK */
 };
 
+/*
+ * A dead record that no thread holds any more, zeroed, or NULL. The oldest
+ * graves are tried; one still held (locked by the thread that killed it,
+ * pinned, or its reservation under way: that thread looks at it once more
+ * when the commit ends) goes to the back. Nothing can find a dead record
+ * again: it left its chain under its stripe, where the only ways to hold
+ * it without its lock start (rec_cached's pin), or it was held locked
+ * (vector_locked's pin, the busy flags); a thread that held it unlocks it
+ * last, and pthread mutexes may be destroyed once unlocked.
+ */
+static struct sub_rec *rec_recycle(struct tw_store *st)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		struct sub_rec *g;
+		bool unheld;
+
+		pthread_mutex_lock(&st->all_lock);
+		g = st->grave_head;
+		if (g != NULL) {
+			st->grave_head = g->grave_next;
+			if (st->grave_head == NULL)
+				st->grave_tail = NULL;
+			st->n_graves--;
+		}
+		pthread_mutex_unlock(&st->all_lock);
+		if (g == NULL)
+			return NULL;
+		unheld = pthread_mutex_trylock(&g->lock) == 0;
+		if (unheld) {
+			unheld = atomic_load(&g->pins) == 0 && !g->ahead_queued && !g->ahead_busy;
+			pthread_mutex_unlock(&g->lock);
+		}
+		if (!unheld) {
+			grave_push(st, g);
+			continue;
+		}
+		pthread_cond_destroy(&g->ahead_done);
+		pthread_mutex_destroy(&g->lock);
+		tw_wipe(g, sizeof(*g));
+		atomic_fetch_add(&st->n_recycled, 1);
+		return g;
+	}
+	return NULL;
+}
+
 /* A zeroed record, or NULL. */
 static struct sub_rec *rec_alloc(struct tw_store *st)
 {
-	struct sub_rec *r = NULL;
+	struct sub_rec *r = rec_recycle(st);
 
+	if (r != NULL)
+		return r;
 	pthread_mutex_lock(&st->all_lock);
 	if (st->rec_spare != NULL) {
 		r = st->rec_spare;
@@ -640,6 +785,7 @@ static struct sub_rec *rec_alloc(struct tw_store *st)
 		r->next = NULL;
 	} else if (st->chunks != NULL && st->chunk_used < STORE_REC_CHUNK) {
 		r = &st->chunks->recs[st->chunk_used++];
+		st->n_made++;
 	} else {
 		struct rec_chunk *c = calloc(1, sizeof(*c));
 
@@ -649,6 +795,7 @@ static struct sub_rec *rec_alloc(struct tw_store *st)
 			c->next = st->chunks;
 			st->chunks = c;
 			st->chunk_used = 1;
+			st->n_made++;
 			r = &c->recs[0];
 		} else {
 			free(c);
@@ -725,6 +872,10 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	}
 
 	r->hash = rec_hash(st, imsi, len);
+	/* pinned until locked below: once linked it can be killed or evicted
+	 * by another thread, and must not be reused meanwhile */
+	r->used = true;
+	atomic_store(&r->pins, 1);
 	pthread_mutex_lock(stripe_of(st, r->hash));
 	other = chain_find(st, r->hash, imsi, len);
 	if (other == NULL) {
@@ -744,13 +895,12 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	}
 	if (atomic_fetch_add(&st->n_loaded, 1) + 1 > atomic_load(&st->grow_at))
 		rec_grow(st);
-	pthread_mutex_lock(&st->all_lock);
-	r->all_next = st->all;
-	st->all = r;
-	pthread_mutex_unlock(&st->all_lock);
+	if (atomic_load(&st->n_loaded) > st->sub_cache)
+		rec_evict(st);
 
 	pthread_mutex_lock(&r->lock);
-	if (r->dead) { /* deleted/replaced in the instant since */
+	atomic_fetch_sub(&r->pins, 1);
+	if (r->dead) { /* deleted, replaced or evicted in the instant since */
 		pthread_mutex_unlock(&r->lock);
 		return rec_get(st, imsi, out);
 	}
@@ -1299,6 +1449,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	st->resync_bad_max = o->resync_bad_max ? o->resync_bad_max : STORE_RESYNC_BAD_MAX_DEFAULT;
 	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
 	st->sweep_ms = o->sweep_ms ? o->sweep_ms : EXPIRY_SWEEP_MS_DEFAULT;
+	st->sub_cache = o->sub_cache ? o->sub_cache : STORE_SUB_CACHE_DEFAULT;
 	if (o->ind_bits == 0 && o->ind_first == 0 && o->ind_count == 0) {
 		st->ind_bits = TW_SQN_IND_BITS_DEFAULT;
 		st->ind_first = 0;
@@ -1421,6 +1572,9 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 			nsub = sqlite3_column_int64(q, 0);
 		sqlite3_finalize(q);
 	}
+	/* two buckets per subscriber, or per record the cache may hold */
+	if (nsub > 0 && (size_t)nsub > st->sub_cache)
+		nsub = (sqlite3_int64)st->sub_cache;
 	st->nbucket = pow2_at_least(nsub > 0 ? 2 * (size_t)nsub : 0);
 	st->bucket = tw_table_alloc(st->nbucket, sizeof(*st->bucket));
 	atomic_store(&st->grow_at, st->nbucket < STORE_BUCKETS_MAX ? st->nbucket : SIZE_MAX);
@@ -1452,7 +1606,8 @@ static void write_back(struct tw_store *st)
 		return;
 	pthread_mutex_lock(&st->db_lock);
 	rc = store_begin(st);
-	for (struct sub_rec *r = st->all; rc == TW_OK && r != NULL; r = r->all_next) {
+	for (size_t b = 0; b < st->nbucket; b++)
+	for (struct sub_rec *r = st->bucket[b]; rc == TW_OK && r != NULL; r = r->next) {
 		if (r->dead || !alg_is_aka(r->alg))
 			continue;
 		sqlite3_bind_text(st->q_close_upd, 1, r->imsi, (int)r->imsi_len, SQLITE_STATIC);
@@ -1493,14 +1648,26 @@ void tw_store_close(struct tw_store *st)
 	st->rd = NULL;
 	if (st->db != NULL)
 		sqlite3_close_v2(st->db); /* the last one: checkpoints, removes the WAL */
-	while (st->all != NULL) {
-		struct sub_rec *r = st->all;
+	/* every record with its lock initialised is in a chain or a grave */
+	for (size_t b = 0; st->bucket != NULL && b < st->nbucket; b++) {
+		while (st->bucket[b] != NULL) {
+			struct sub_rec *r = st->bucket[b];
 
-		st->all = r->all_next;
+			st->bucket[b] = r->next;
+			pthread_cond_destroy(&r->ahead_done);
+			pthread_mutex_destroy(&r->lock);
+			tw_wipe(r, sizeof(*r));
+		}
+	}
+	while (st->grave_head != NULL) {
+		struct sub_rec *r = st->grave_head;
+
+		st->grave_head = r->grave_next;
 		pthread_cond_destroy(&r->ahead_done);
 		pthread_mutex_destroy(&r->lock);
 		tw_wipe(r, sizeof(*r));
 	}
+	st->grave_tail = NULL;
 	st->rec_spare = NULL; /* wiped when they went back */
 	while (st->chunks != NULL) {
 		struct rec_chunk *c = st->chunks;
@@ -1962,8 +2129,11 @@ static int vector_locked(struct tw_store *st, struct sub_rec *r, bool aka_prime,
 	 * else a reservation here */
 	if (r->sqn.seq_he >= r->reserved && r->ahead_busy) {
 		atomic_fetch_add(&st->n_ahead_waits, 1);
+		/* held while its lock is released in the wait: not reused */
+		atomic_fetch_add(&r->pins, 1);
 		while (r->ahead_busy && !r->dead)
 			pthread_cond_wait(&r->ahead_done, &r->lock);
+		atomic_fetch_sub(&r->pins, 1);
 		if (r->dead)
 			return TW_ERR_STATE;
 	}
@@ -1997,6 +2167,12 @@ static int vector_locked(struct tw_store *st, struct sub_rec *r, bool aka_prime,
 	return rc;
 }
 
+/* Tries of a vector or resync whose record turned out stale (TW_ERR_STATE:
+ * its row was replaced or deleted meanwhile, by `twag subscriber` or
+ * another process): each loads the row again. Only a row changed again
+ * within each try exhausts them (then TW_ERR_IO). */
+enum { STORE_STATE_TRIES = 4 };
+
 int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 			const uint8_t rand_[static 16], struct tw_eap_aka_vec *out)
 {
@@ -2008,7 +2184,7 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 	memset(out, 0, sizeof(*out));
 	if (st == NULL || imsi == NULL || rand_ == NULL)
 		return TW_ERR_INVAL;
-	for (int attempt = 0; attempt < 2 && rc == TW_ERR_STATE; attempt++) {
+	for (int attempt = 0; attempt < STORE_STATE_TRIES && rc == TW_ERR_STATE; attempt++) {
 		rc = rec_get(st, imsi, &r);
 		if (rc != TW_OK)
 			break;
@@ -2272,7 +2448,7 @@ int tw_store_resync(struct tw_store *st, const char *imsi, const uint8_t rand_[s
 
 	if (st == NULL || imsi == NULL || rand_ == NULL || auts == NULL)
 		return TW_ERR_INVAL;
-	for (int attempt = 0; attempt < 2 && rc == TW_ERR_STATE; attempt++) {
+	for (int attempt = 0; attempt < STORE_STATE_TRIES && rc == TW_ERR_STATE; attempt++) {
 		rc = rec_get(st, imsi, &r);
 		if (rc != TW_OK)
 			break;
@@ -2344,6 +2520,8 @@ void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
 	o->reservation_batch_commits = atomic_load(&st->n_resv_commits);
 	o->reservations_waited = atomic_load(&st->n_ahead_waits);
 	o->resyncs_stale = atomic_load(&st->n_resyncs_stale);
+	o->evicted = atomic_load(&st->n_evicted);
+	o->recycled = atomic_load(&st->n_recycled);
 }
 
 const struct tw_eap_identity_ops *tw_store_identity_ops(struct tw_store *st)

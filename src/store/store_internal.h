@@ -7,7 +7,8 @@
  *   rec->lock  ->  st->id.flush_lock  ->  st->db_lock  ->  st->id.lock
  *   ->  a stripe / st->all_lock
  * A stripe lock, all_lock and st->rd_lock are leaves: nothing is taken
- * while they are held. rec->lock guards one subscriber's SQN state and
+ * while they are held, except that a stripe's holder may TRY a record's
+ * lock (rec_cached, rec_evict: never waiting for it). rec->lock guards one subscriber's SQN state and
  * keys; db_lock serialises the writing SQLite connection (st->db) and its
  * prepared statements; rd_lock the reading connection (st->rd) that the
  * packet path's look-ups use, so that they never wait for a write-behind
@@ -47,6 +48,7 @@ enum {
 	STORE_ID_BODY_LEN = 26,       /* base32 characters of an encrypted id */
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_BUCKETS_MAX = 1 << 24,  /* subscriber buckets at most */
+	STORE_SUB_CACHE_DEFAULT = 1 << 22, /* subscribers in memory at most */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
 	STORE_FLUSH_MS = 100,         /* identity write-behind period ... */
@@ -74,12 +76,18 @@ enum {
  * vector into a stack struct that is wiped before returning. */
 struct sub_rec {
 	struct sub_rec *next;      /* bucket chain, under the stripe lock */
-	struct sub_rec *all_next;  /* every record made, freed at close (all_lock) */
+	struct sub_rec *grave_next; /* the dead ones waiting for reuse (all_lock) */
+	/* threads that hold a pointer to the record without its lock: found
+	 * in its chain and waiting for the lock (rec_cached), or waiting for
+	 * a reservation under way (vector_locked). A dead record is reused
+	 * only when none does (rec_recycle). */
+	_Atomic unsigned pins;
 	pthread_mutex_t lock;
 	/* ---- under lock ---- */
 	uint64_t hash;             /* store_hash 's' of imsi (set before linking) */
-	bool dead;                 /* deleted or replaced: look up again */
+	bool dead;                 /* deleted, replaced or evicted: look up again */
 	bool linked;               /* still in its bucket chain */
+	bool used;                 /* looked up since the eviction hand passed */
 	char imsi[TW_IMSI_MAX_LEN + 1];
 	size_t imsi_len;
 	enum tw_sub_alg alg;
@@ -232,14 +240,22 @@ struct tw_store {
 	_Atomic size_t grow_at;    /* more linked records than this: grow */
 	_Atomic bool growing;      /* a thread is growing it (rec_grow) */
 	pthread_mutex_t stripe[STORE_STRIPES];
-	struct sub_rec *all;
 	pthread_mutex_t all_lock;
 	/* records come from chunks of STORE_REC_CHUNK (store.c rec_alloc, on
 	 * huge pages like the other look-up tables: twag/mem.h), under
-	 * all_lock; one never linked goes back to rec_spare */
+	 * all_lock; one never linked goes back to rec_spare, a dead one
+	 * (rec_kill) to the graves, reused once no thread holds it */
 	struct rec_chunk *chunks;
 	size_t chunk_used;         /* records taken from chunks (the newest) */
+	size_t n_made;             /* records taken from chunks (all of them) */
 	struct sub_rec *rec_spare;
+	struct sub_rec *grave_head, *grave_tail;
+	size_t n_graves;
+	/* at most this many records linked (opts.sub_cache): beyond it the
+	 * eviction hand (a bucket index) drops one not looked up since it
+	 * last passed (rec_evict) */
+	size_t sub_cache;
+	_Atomic size_t evict_hand;
 
 	/* prepared statements (under db_lock) */
 	sqlite3_stmt *q_resv_sel, *q_resv_upd, *q_close_upd;
@@ -254,7 +270,8 @@ struct tw_store {
 
 	struct ident_table id;
 	/* reserve-ahead requests for the write-behind thread (under id.lock;
-	 * records are freed only at close) */
+	 * a queued record has ahead_queued set, so it is not reused while
+	 * it waits here: rec_recycle) */
 	struct sub_rec *ahead_q[STORE_AHEAD_QUEUE];
 	unsigned ahead_head, ahead_n;
 	struct {
@@ -264,7 +281,8 @@ struct tw_store {
 
 	_Atomic uint64_t n_vectors, n_triplets, n_resyncs, n_resyncs_refused,
 		n_resyncs_bad_mac, n_resyncs_stale, n_reservations, n_resv_sync,
-		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded, n_resv_batched, n_resv_commits;
+		n_resv_ahead, n_ahead_waits, n_io_errors, n_loaded, n_resv_batched, n_resv_commits,
+		n_evicted, n_recycled;
 };
 
 /* For the tests (ident.c): every entry in the identity index is reachable
@@ -276,6 +294,9 @@ bool store_ident_index_sound(struct tw_store *st);
  * bucket of its hash, no IMSI is linked twice, and as many are linked as
  * counted; *nbucket (if not NULL) is the bucket count. */
 bool store_rec_index_sound(struct tw_store *st, size_t *nbucket);
+/* Records taken from chunks so far (each one once, however often it was
+ * reused), and dead ones waiting to be reused (tests). */
+void store_rec_counts(struct tw_store *st, size_t *made, size_t *graves);
 
 /* SQLite result -> TW_ERR_* (busy, locked, read-only, full, I/O: TW_ERR_IO). */
 int store_sqlite_err(int rc);

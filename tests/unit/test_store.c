@@ -3194,6 +3194,331 @@ static void test_rec_grow(void)
 }
 
 /*
+ * Dead records are reused: replacing every subscriber (as a nightly
+ * `twag subscriber import --replace` does) drops every loaded record, and
+ * so does deleting one; their next use loads a record again. Ten rounds
+ * of that over 300 subscribers must not take ten times their records,
+ * and every vector is still its own subscriber's (it verifies with its
+ * keys, a record reused for another IMSI would not), with SEQ going up
+ * across the replaces (the row's SEQ is kept: replace_floor).
+ */
+enum { RC_SUBS = 300, RC_ROUNDS = 10 };
+
+static bool rc_vector(struct tw_store *st, const struct tw_subscriber *s, unsigned round,
+		      uint64_t *last)
+{
+	struct tw_eap_aka_vec v;
+	uint8_t rand_[16];
+	uint64_t sqn;
+	bool ok;
+
+	memset(rand_, 0x3c, 16);
+	tw_store_be32(rand_, round);
+	if (tw_store_aka_vector(st, s->imsi, (round & 1) != 0, rand_, &v) != TW_OK)
+		return false;
+	sqn = sqn_of(s, rand_, v.autn);
+	ok = sqn != 0 && sqn >> 5 > *last;
+	*last = sqn >> 5;
+	tw_wipe(&v, sizeof(v));
+	return ok;
+}
+
+static void test_rec_recycle(void)
+{
+	static struct tw_subscriber subs[RC_SUBS];
+	static uint64_t last[RC_SUBS];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store_stats stats;
+	struct tw_store *st;
+	size_t made = 0, graves = 0, bad = 0, fails = 0, kills = 0;
+	bool sound;
+
+	db_remove();
+	st = open_db();
+	if (st == NULL)
+		return;
+	memset(last, 0, sizeof(last));
+	for (unsigned i = 0; i < RC_SUBS; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "0010194%08u", i);
+		make_milenage(&subs[i], im, amf, 0);
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, RC_SUBS, false, &bad));
+	for (unsigned round = 0; round < RC_ROUNDS; round++) {
+		for (unsigned i = 0; i < RC_SUBS; i++)
+			fails += !rc_vector(st, &subs[i], round, &last[i]);
+		if (round % 3 == 2) {
+			/* a tenth deleted and provisioned again (its SQN starts
+			 * over from the row given: above the last one issued) */
+			for (unsigned i = round; i < RC_SUBS; i += 10) {
+				CHECK_OK(tw_store_sub_del(st, subs[i].imsi));
+				CHECK_OK(tw_sqn_he_init(&subs[i].sqn, TW_SQN_IND_BITS_DEFAULT, 0, 1,
+							last[i] + 1000));
+				CHECK_OK(tw_store_sub_put(st, &subs[i], false));
+				kills++;
+			}
+		} else {
+			CHECK_OK(tw_store_sub_put_many(st, subs, RC_SUBS, true, &bad));
+			kills += RC_SUBS;
+		}
+	}
+	for (unsigned i = 0; i < RC_SUBS; i++)
+		fails += !rc_vector(st, &subs[i], RC_ROUNDS, &last[i]);
+	CHECK(fails == 0);
+	store_rec_counts(st, &made, &graves);
+	tw_store_get_stats(st, &stats);
+	/* without reuse: RC_ROUNDS * RC_SUBS records */
+	CHECK(made <= RC_SUBS + RC_SUBS / 4);
+	/* each record dropped was used again by a later load */
+	CHECK(stats.recycled == kills && graves == 0);
+	CHECK(stats.loaded == RC_SUBS && stats.evicted == 0);
+	sound = store_rec_index_sound(st, NULL);
+	CHECK(sound);
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+}
+
+/*
+ * The bounded cache: with room for 40 subscribers, 400 of them each get a
+ * vector, three rounds over, one by one and in batches: at most about 40
+ * are in memory (and about as many records made), the dropped ones load
+ * again, and each SEQ is still above the subscriber's last (a dropped
+ * record restarts from its mark, skipping the rest of its block). A
+ * subscriber looked up often stays (its record is used when the hand
+ * comes by): one requested before every other vector is never dropped.
+ */
+enum { RCAP_SUBS = 400, RCAP_CACHE = 40, RCAP_ROUNDS = 3 };
+
+static void test_rec_cap(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct tw_subscriber subs[RCAP_SUBS];
+	static uint64_t last[RCAP_SUBS];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store_stats stats;
+	struct tw_store *st;
+	size_t made = 0, graves = 0, bad = 0, fails = 0, most = 0, loads;
+	bool sound;
+
+	db_remove();
+	o.sub_cache = RCAP_CACHE;
+	o.sqn_block = 8;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	memset(last, 0, sizeof(last));
+	for (unsigned i = 0; i < RCAP_SUBS; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "0010195%08u", i);
+		make_milenage(&subs[i], im, amf, 0);
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, RCAP_SUBS, false, &bad));
+	for (unsigned round = 0; round < RCAP_ROUNDS; round++) {
+		for (unsigned i = 1; i < RCAP_SUBS; i++) {
+			fails += !rc_vector(st, &subs[0], round * RCAP_SUBS + i, &last[0]);
+			if (i % 2 == 0) {
+				fails += !rc_vector(st, &subs[i], round, &last[i]);
+			} else {
+				struct tw_store_aka_req q;
+				struct tw_eap_aka_vec v;
+				uint8_t rand_[16];
+				uint64_t sqn;
+
+				memset(rand_, 0x6b, 16);
+				tw_store_be32(rand_, round);
+				q = (struct tw_store_aka_req){ .imsi = subs[i].imsi, .aka_prime = true,
+							       .rand_ = rand_, .out = &v };
+				tw_store_aka_vectors(st, &q, 1);
+				sqn = q.rc == TW_OK ? sqn_of(&subs[i], rand_, v.autn) : 0;
+				fails += sqn == 0 || sqn >> 5 <= last[i];
+				last[i] = sqn >> 5;
+				tw_wipe(&v, sizeof(v));
+			}
+			tw_store_get_stats(st, &stats);
+			if (stats.loaded > most)
+				most = stats.loaded;
+		}
+	}
+	CHECK(fails == 0);
+	store_rec_counts(st, &made, &graves);
+	tw_store_get_stats(st, &stats);
+	loads = stats.evicted + stats.loaded;
+	CHECK(most <= RCAP_CACHE + 1);
+	CHECK(made <= RCAP_CACHE + 8);
+	CHECK(loads >= RCAP_ROUNDS * (RCAP_SUBS - 1) && stats.recycled + made >= loads);
+	/* the hot subscriber was never dropped: one SEQ per vector, none
+	 * skipped (a reload would restart at its mark) */
+	CHECK(last[0] == (uint64_t)RCAP_ROUNDS * (RCAP_SUBS - 1));
+	sound = store_rec_index_sound(st, NULL);
+	CHECK(sound);
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+}
+
+/*
+ * Reuse under threads: three threads take vectors (one by one and in
+ * batches, 2-SEQ blocks so that reservations are under way often) over 60
+ * subscribers in a cache of 12, while a fourth replaces subscribers the
+ * whole time. Every record dropped is reused while other threads look
+ * subscribers up, wait for a record's lock or for its reservation: a
+ * record reused under a thread that still held it would give that thread
+ * another subscriber's keys (its vector would not verify) or SEQ state
+ * (a SEQ twice). Every vector verifies and no SEQ repeats.
+ */
+enum { RT_TH = 3, RT_SUBS = 60, RT_CACHE = 8, RT_N = 1500 };
+
+struct rt_arg {
+	struct tw_store *st;
+	const struct tw_subscriber *subs;
+	_Atomic bool *stop;
+	int t, errors;
+	uint64_t seq[RT_N * 2];
+	int sub[RT_N * 2];
+	size_t n;
+};
+
+static void *rt_main(void *p)
+{
+	struct rt_arg *a = p;
+	struct tw_eap_aka_vec v[2];
+	uint8_t rands[2][16];
+
+	for (unsigned k = 0; k < RT_N; k++) {
+		int w0 = (int)((k * 7 + (unsigned)a->t * 13) % RT_SUBS);
+		int w1 = (int)((k * 3 + (unsigned)a->t * 5 + 1) % RT_SUBS);
+
+		for (int j = 0; j < 2; j++) {
+			memset(rands[j], 0x11 * (a->t + 1), 16);
+			tw_store_be32(rands[j], k);
+			rands[j][4] = (uint8_t)j;
+		}
+		if (k % 2 == 0) {
+			struct tw_store_aka_req q[2] = {
+				{ .imsi = a->subs[w0].imsi, .aka_prime = true, .rand_ = rands[0],
+				  .out = &v[0] },
+				{ .imsi = a->subs[w1].imsi, .aka_prime = false, .rand_ = rands[1],
+				  .out = &v[1] },
+			};
+
+			tw_store_aka_vectors(a->st, q, 2);
+			for (int j = 0; j < 2; j++) {
+				int w = j == 0 ? w0 : w1;
+
+				if (q[j].rc != TW_OK) {
+					a->errors++;
+					continue;
+				}
+				a->seq[a->n] = sqn_of(&a->subs[w], rands[j], v[j].autn);
+				a->sub[a->n++] = w;
+			}
+		} else if (tw_store_aka_vector(a->st, a->subs[w0].imsi, false, rands[0], &v[0]) ==
+			   TW_OK) {
+			a->seq[a->n] = sqn_of(&a->subs[w0], rands[0], v[0].autn);
+			a->sub[a->n++] = w0;
+		} else {
+			a->errors++;
+		}
+	}
+	tw_wipe(v, sizeof(v));
+	return NULL;
+}
+
+struct rt_rep {
+	struct tw_store *st;
+	const struct tw_subscriber *subs;
+	_Atomic bool *stop;
+	int errors, replaces;
+};
+
+static void *rt_replacer(void *p)
+{
+	struct rt_rep *a = p;
+	size_t bad;
+
+	for (unsigned k = 0; !atomic_load(a->stop); k++) {
+		/* the same keys: only the record is dropped; the row's SEQ
+		 * is kept (replace_floor) */
+		if (tw_store_sub_put_many(a->st, &a->subs[(k * 11) % (RT_SUBS - 4)], 4, true,
+					  &bad) != TW_OK)
+			a->errors++;
+		a->replaces++;
+		usleep(50);
+	}
+	return NULL;
+}
+
+static void test_rec_reuse_threads(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct tw_subscriber subs[RT_SUBS];
+	static struct rt_arg args[RT_TH];
+	static uint64_t all[RT_SUBS][RT_TH * RT_N * 2];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	_Atomic bool stop = false;
+	struct rt_rep rep;
+	struct tw_store_stats stats;
+	size_t na[RT_SUBS] = { 0 }, bad = 0, total = 0, made = 0, graves = 0;
+	pthread_t th[RT_TH], rth;
+	struct tw_store *st;
+	bool dup = false, zero = false, run = true, rep_run;
+	int errors = 0, started = 0;
+
+	db_remove();
+	o.sqn_block = 2;
+	o.sub_cache = RT_CACHE;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	for (int i = 0; i < RT_SUBS; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "0010196%08d", i);
+		make_milenage(&subs[i], im, amf, 0);
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, RT_SUBS, false, &bad));
+	rep = (struct rt_rep){ .st = st, .subs = subs, .stop = &stop };
+	rep_run = CHECK(pthread_create(&rth, NULL, rt_replacer, &rep) == 0);
+	for (int t = 0; t < RT_TH && run; t++) {
+		memset(&args[t], 0, sizeof(args[t]));
+		args[t].st = st;
+		args[t].subs = subs;
+		args[t].stop = &stop;
+		args[t].t = t;
+		run = CHECK(pthread_create(&th[t], NULL, rt_main, &args[t]) == 0);
+		started += run;
+	}
+	for (int t = 0; t < started; t++) {
+		pthread_join(th[t], NULL);
+		errors += args[t].errors;
+		for (size_t j = 0; j < args[t].n; j++) {
+			zero |= args[t].seq[j] == 0;
+			all[args[t].sub[j]][na[args[t].sub[j]]++] = args[t].seq[j] >> 5;
+		}
+	}
+	atomic_store(&stop, true);
+	if (rep_run)
+		pthread_join(rth, NULL);
+	CHECK(errors == 0 && !zero && rep.errors == 0 && rep.replaces > 0);
+	for (int w = 0; w < RT_SUBS; w++) {
+		qsort(all[w], na[w], sizeof(all[w][0]), cmp_u64);
+		for (size_t i = 1; i < na[w]; i++)
+			dup |= all[w][i] == all[w][i - 1];
+		total += na[w];
+	}
+	CHECK(!dup);
+	CHECK(total == (size_t)started * RT_N * 3 / 2);
+	tw_store_get_stats(st, &stats);
+	store_rec_counts(st, &made, &graves);
+	CHECK(stats.evicted > 0 && stats.recycled > 0);
+	CHECK(made <= 4 * RT_CACHE);
+	CHECK(store_rec_index_sound(st, NULL));
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+}
+
+/*
  * Versions 1 and 2 (a row per id, random ids): refused read-only with a
  * clear message; opened for writing, migrated to version 4 in one
  * transaction: the old tables go (their ids cannot name a row: those
@@ -3819,6 +4144,9 @@ void test_main(void)
 	test_replace_sqn();
 	test_threads();
 	test_rec_grow();
+	test_rec_recycle();
+	test_rec_cap();
+	test_rec_reuse_threads();
 	test_kill9();
 
 	rm_rf(dir);
