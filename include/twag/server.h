@@ -165,7 +165,7 @@ struct tw_srv_config {
 	unsigned rx_coalesce_us;
 	/* the subscriber store (store.h; 0: the store's default) */
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
-	unsigned reauth_ttl, identity_cache;
+	unsigned reauth_ttl, identity_cache, subscriber_cache;
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
 	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
 	bool udp_gro;                    /* coalesced receive (UDP GRO) */
@@ -470,6 +470,7 @@ struct tw_srv_metrics {
 	uint64_t store_reservations, store_loaded;
 	uint64_t store_reservations_sync, store_reservations_ahead;
 	uint64_t store_reservations_batched, store_reservation_batch_commits;
+	uint64_t store_evicted, store_recycled;
 	uint64_t store_ident_written, store_ident_full;
 	/* the identity write-behind's rounds and the WAL checkpoints */
 	uint64_t store_ident_rounds, store_ident_yields;

@@ -71,6 +71,7 @@ static const char usage_text[] =
 	"  --resync-bad-max N        bad or stale AUTS per subscriber per window (default 10)\n"
 	"  --reauth-ttl S            an unused fast re-auth identity lives (default 86400)\n"
 	"  --identity-cache N        pseudonym/re-auth entries kept in memory (default 65536)\n"
+	"  --subscriber-cache N      subscribers kept in memory (default 4194304)\n"
 	"  --pid-file F              write the process id here\n";
 
 static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
@@ -182,6 +183,8 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->store_reservations_ahead = ss.reservations_ahead;
 	m->store_reservations_batched = ss.reservations_batched;
 	m->store_reservation_batch_commits = ss.reservation_batch_commits;
+	m->store_evicted = ss.evicted;
+	m->store_recycled = ss.recycled;
 	m->store_ident_written = ss.ident_written;
 	m->store_ident_full = ss.ident_full;
 	m->store_ident_rounds = ss.ident_rounds;
@@ -471,6 +474,7 @@ int tw_srv_main(int argc, char **argv)
 	so.resync_bad_max = srv->cfg.resync_bad_max;
 	so.reauth_ttl = srv->cfg.reauth_ttl;
 	so.ident_cache = srv->cfg.identity_cache;
+	so.sub_cache = srv->cfg.subscriber_cache;
 	rc = tw_store_open(&srv->store, &so, err, sizeof(err));
 	tw_wipe(kek, sizeof(kek));
 	if (rc != TW_OK) {

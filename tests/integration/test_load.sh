@@ -21,6 +21,8 @@
 #     load; no attach fails and twagd counts our retransmissions as
 #     duplicates (same Identifier and Request Authenticator, RFC 5080).
 #  4. The same kill -9 quickly for EAP-AKA and for EAP-SIM (COMP128-1).
+#     Then twagd with a subscriber cache of 16 for the 200 subscribers:
+#     every attach succeeds, no stale SQN, records dropped and reused.
 #  5. Control: the store rolled back to its state before the load (what
 #     a store losing its SQN writes would do) must be caught as SQN reuse.
 #  6. Our EAP-SIM peer against an independent server: FreeRADIUS 3.2 with
@@ -93,7 +95,7 @@ start_twagd() {
 	local log=$1 i
 	"$TWAGD" --listen "127.0.0.1:$PORT" --store "sqlite:$tmp/store.db" \
 		--client "127.0.0.1=$SECRET" --network-name WLAN --threads 2 \
-		--metrics "127.0.0.1:$MPORT" >>"$log" 2>&1 &
+		--metrics "127.0.0.1:$MPORT" ${TWAGD_EXTRA:-} >>"$log" 2>&1 &
 	TWAGD_PID=$!
 	for i in $(seq 1 200); do
 		[ "$(grep -c 'event=ready' "$log" 2>/dev/null)" -ge "$2" ] && return 0
@@ -312,6 +314,31 @@ check "store readable after the kills" "$tmp/show.out" -- grep -q '^sqn_reserved
 
 kill "$TWAGD_PID" 2>/dev/null
 wait "$TWAGD_PID" 2>/dev/null
+
+# A subscriber cache smaller than the subscribers (--subscriber-cache 16,
+# 200 phones): records are dropped and loaded again all the time, an AKA'
+# subscriber's from its durable mark (the rest of its block skipped), and
+# the memory of dropped ones is reused. Every attach must succeed, no USIM
+# may see a stale SQN, and at most about 16 stay loaded.
+ready=$((ready + 1))
+if TWAGD_EXTRA="--subscriber-cache 16" start_twagd "$tmp/twagd.log" "$ready"; then
+	load "$tmp/cache.out" --method aka-prime --subscribers "$tmp/aka.csv" --attaches 1000 \
+		--concurrency 32 --usim-state "$tmp/usim.state"
+	rc=$?
+	check "cache of 16 for 200: 1000 attaches, none failed" "$tmp/cache.out" -- \
+		test $rc -eq 0 -a "$(val failed "$tmp/cache.out")" = 0 -a "$(val ok "$tmp/cache.out")" = 1000
+	check "cache of 16 for 200: no stale SQN" "$tmp/cache.out" -- eq sync_events 0 "$tmp/cache.out"
+	ev=$(metric 'twag_store_subscribers_evicted_total' 2>"$tmp/cache.err")
+	ru=$(metric 'twag_store_records_reused_total' 2>>"$tmp/cache.err")
+	ld=$(metric 'twag_store_subscribers_loaded' 2>>"$tmp/cache.err")
+	echo "evicted ${ev:-none} reused ${ru:-none} loaded ${ld:-none}" >>"$tmp/cache.err"
+	check "cache of 16 for 200: dropped and reused, about 16 loaded" "$tmp/cache.err" -- \
+		test "${ev:-0}" -ge 184 -a "${ru:-0}" -gt 0 -a "${ld:-99}" -le 20
+	kill "$TWAGD_PID" 2>/dev/null
+	wait "$TWAGD_PID" 2>/dev/null
+else
+	no "twagd --subscriber-cache 16 did not start" "$tmp/twagd.log"
+fi
 
 # Control: a store that lost its writes (rolled back to the copy made after
 # provisioning) re-issues old SQNs; the USIMs must see them as stale.
