@@ -10,7 +10,7 @@ Everything on the phone side here is independent of twag's own C code:
   - a RADIUS client on hashlib/hmac (RFC 2865 §3, RFC 3579 §3.2).
 
 The daemon under test is $BUILD/twagd, provisioned with $BUILD/twag
-subscriber add (interface: /tmp/tasks/twagd_iface.md, docs/twagd.md).
+subscriber add (interface: docs/twagd.md).
 Every child process gets PR_SET_PDEATHSIG=SIGKILL and is also stopped in
 cleanup(), so nothing outlives the test even if the test itself is killed.
 """
