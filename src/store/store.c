@@ -671,12 +671,19 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  * reservation is under way, is passed over. Drops records until the
  * cache is within its bound, or the hand has passed every bucket twice
  * (the first pass clears what the second finds: only records all in use
- * at once stop it). A load over the bound drops about one, and the hand
- * moves about (nbucket + records) / records buckets per drop, amortised:
- * a few (the buckets are sized for the records, at most two per record
- * the cache holds). A dropped AKA record loads again from its row at its
- * mark (the rest of its block skipped, never reused).
+ * at once stop it), or STORE_EVICT_STEPS buckets: when a large cache
+ * first fills, every record was used since it loaded, and the pass that
+ * clears them is spread over the loads that follow (which go over the
+ * bound by one each meanwhile: at 4 million records, about 2,000 loads)
+ * instead of holding one request for a pass over millions of buckets.
+ * In the steady state a load over the bound drops one, and the hand moves
+ * about (nbucket + records) / records buckets per drop: a few (the
+ * buckets are sized for the records, at most two per record the cache
+ * holds). A dropped AKA record loads again from its row at its mark (the
+ * rest of its block skipped, never reused).
  */
+enum { STORE_EVICT_STEPS = 4096 };
+
 static void rec_evict(struct tw_store *st)
 {
 	size_t steps = 0, budget = SIZE_MAX;
@@ -688,7 +695,8 @@ static void rec_evict(struct tw_store *st)
 
 		pthread_mutex_lock(m);
 		if (budget == SIZE_MAX)
-			budget = 2 * st->nbucket;
+			budget = 2 * st->nbucket < STORE_EVICT_STEPS ? 2 * st->nbucket
+								   : STORE_EVICT_STEPS;
 		/* bucket b's stripe is b % STORE_STRIPES: nbucket is a multiple */
 		for (struct sub_rec **pp = &st->bucket[b & (st->nbucket - 1)]; *pp != NULL;
 		     pp = &(*pp)->next) {
@@ -824,7 +832,7 @@ static void rec_spare(struct tw_store *st, struct sub_rec *r)
 static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 {
 	struct sub_rec *r, *other;
-	size_t len;
+	size_t len, loaded = 0;
 	uint64_t seq, epoch;
 	int rc;
 
@@ -884,6 +892,8 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		r->linked = true;
 		r->next = *head;
 		*head = r;
+		/* counted while linking: a kill (rec_bury) cannot come first */
+		loaded = atomic_fetch_add(&st->n_loaded, 1) + 1;
 	}
 	pthread_mutex_unlock(stripe_of(st, r->hash));
 	if (other != NULL) {
@@ -893,9 +903,9 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 		rec_spare(st, r);
 		return rec_get(st, imsi, out);
 	}
-	if (atomic_fetch_add(&st->n_loaded, 1) + 1 > atomic_load(&st->grow_at))
+	if (loaded > atomic_load(&st->grow_at))
 		rec_grow(st);
-	if (atomic_load(&st->n_loaded) > st->sub_cache)
+	if (loaded > st->sub_cache)
 		rec_evict(st);
 
 	pthread_mutex_lock(&r->lock);
@@ -2251,7 +2261,10 @@ static int vector_or_claim(struct tw_store *st, struct sub_rec *r, bool aka_prim
 	c->snap = r->reserved;
 	c->base = r->sqn.seq_he;
 	c->rc = TW_ERR_IO;
-	r->ahead_queued = true;
+	/* busy only: ahead_queued means "in st->ahead_q", where r may still
+	 * be (queued, not reached yet), and the write-behind thread will
+	 * look at it there: it must stay set until that thread clears it,
+	 * or r could be reused under it (rec_recycle) */
 	r->ahead_busy = true;
 	return STORE_CLAIMED;
 }
@@ -2338,7 +2351,6 @@ void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, siz
 		if (c[k].rc == TW_ERR_IO)
 			req[c[k].req].rc = TW_ERR_IO;
 		pthread_mutex_lock(&r->lock);
-		r->ahead_queued = false;
 		r->ahead_busy = false;
 		pthread_cond_broadcast(&r->ahead_done);
 		if (c[k].rc == TW_OK && !r->dead && r->gen == c[k].gen && r->reserved == c[k].snap &&
