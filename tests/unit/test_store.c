@@ -3202,6 +3202,23 @@ static void test_rec_grow(void)
  * keys, a record reused for another IMSI would not), with SEQ going up
  * across the replaces (the row's SEQ is kept: replace_floor).
  */
+/* n Milenage subscribers "PREFIX%08u" (prefix of 7 digits), AMF 8000,
+ * SEQ 0, provisioned in one transaction. */
+static void provision_milenage(struct tw_store *st, struct tw_subscriber *subs, unsigned n,
+			       const char *prefix)
+{
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	size_t bad = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		char im[16];
+
+		snprintf(im, sizeof(im), "%.7s%08u", prefix, i);
+		make_milenage(&subs[i], im, amf, 0);
+	}
+	CHECK_OK(tw_store_sub_put_many(st, subs, n, false, &bad));
+}
+
 enum { RC_SUBS = 300, RC_ROUNDS = 10 };
 
 static bool rc_vector(struct tw_store *st, const struct tw_subscriber *s, unsigned round,
@@ -3227,7 +3244,6 @@ static void test_rec_recycle(void)
 {
 	static struct tw_subscriber subs[RC_SUBS];
 	static uint64_t last[RC_SUBS];
-	static const uint8_t amf[2] = { 0x80, 0x00 };
 	struct tw_store_stats stats;
 	struct tw_store *st;
 	size_t made = 0, graves = 0, bad = 0, fails = 0, kills = 0;
@@ -3238,13 +3254,7 @@ static void test_rec_recycle(void)
 	if (st == NULL)
 		return;
 	memset(last, 0, sizeof(last));
-	for (unsigned i = 0; i < RC_SUBS; i++) {
-		char im[16];
-
-		snprintf(im, sizeof(im), "0010194%08u", i);
-		make_milenage(&subs[i], im, amf, 0);
-	}
-	CHECK_OK(tw_store_sub_put_many(st, subs, RC_SUBS, false, &bad));
+	provision_milenage(st, subs, RC_SUBS, "0010194");
 	for (unsigned round = 0; round < RC_ROUNDS; round++) {
 		for (unsigned i = 0; i < RC_SUBS; i++)
 			fails += !rc_vector(st, &subs[i], round, &last[i]);
@@ -3295,10 +3305,9 @@ static void test_rec_cap(void)
 	struct tw_store_opts o = opts_default();
 	static struct tw_subscriber subs[RCAP_SUBS];
 	static uint64_t last[RCAP_SUBS];
-	static const uint8_t amf[2] = { 0x80, 0x00 };
 	struct tw_store_stats stats;
 	struct tw_store *st;
-	size_t made = 0, graves = 0, bad = 0, fails = 0, most = 0, loads;
+	size_t made = 0, graves = 0, fails = 0, most = 0, loads;
 	bool sound;
 
 	db_remove();
@@ -3308,13 +3317,7 @@ static void test_rec_cap(void)
 	if (st == NULL)
 		return;
 	memset(last, 0, sizeof(last));
-	for (unsigned i = 0; i < RCAP_SUBS; i++) {
-		char im[16];
-
-		snprintf(im, sizeof(im), "0010195%08u", i);
-		make_milenage(&subs[i], im, amf, 0);
-	}
-	CHECK_OK(tw_store_sub_put_many(st, subs, RCAP_SUBS, false, &bad));
+	provision_milenage(st, subs, RCAP_SUBS, "0010195");
 	for (unsigned round = 0; round < RCAP_ROUNDS; round++) {
 		for (unsigned i = 1; i < RCAP_SUBS; i++) {
 			fails += !rc_vector(st, &subs[0], round * RCAP_SUBS + i, &last[0]);
@@ -3455,11 +3458,10 @@ static void test_rec_reuse_threads(void)
 	static struct tw_subscriber subs[RT_SUBS];
 	static struct rt_arg args[RT_TH];
 	static uint64_t all[RT_SUBS][RT_TH * RT_N * 2];
-	static const uint8_t amf[2] = { 0x80, 0x00 };
 	_Atomic bool stop = false;
 	struct rt_rep rep;
 	struct tw_store_stats stats;
-	size_t na[RT_SUBS] = { 0 }, bad = 0, total = 0, made = 0, graves = 0;
+	size_t na[RT_SUBS] = { 0 }, total = 0, made = 0, graves = 0;
 	pthread_t th[RT_TH], rth;
 	struct tw_store *st;
 	bool dup = false, zero = false, run = true, rep_run;
@@ -3471,13 +3473,7 @@ static void test_rec_reuse_threads(void)
 	st = open_with(&o);
 	if (st == NULL)
 		return;
-	for (int i = 0; i < RT_SUBS; i++) {
-		char im[16];
-
-		snprintf(im, sizeof(im), "0010196%08d", i);
-		make_milenage(&subs[i], im, amf, 0);
-	}
-	CHECK_OK(tw_store_sub_put_many(st, subs, RT_SUBS, false, &bad));
+	provision_milenage(st, subs, RT_SUBS, "0010196");
 	rep = (struct rt_rep){ .st = st, .subs = subs, .stop = &stop };
 	rep_run = CHECK(pthread_create(&rth, NULL, rt_replacer, &rep) == 0);
 	for (int t = 0; t < RT_TH && run; t++) {
