@@ -65,8 +65,10 @@ void tw_hmac_md5(uint8_t out[static 16], const uint8_t *key, size_t key_len,
  * other (seg[i] holds nblk[i] blocks; unused segments have 0). Padding is
  * the caller's: a job is a compression run, not a whole hash. With AVX-512
  * sixteen jobs advance at once, one block each per step (MD5 is a chain of
- * dependent additions: one message cannot use the width, many can); else
- * one job after another with the scalar code. Same results either way.
+ * dependent additions: one message cannot use the width, many can); with
+ * AVX2 alone, the same as two interleaved halves of eight (from four jobs
+ * up); else one job after another with the scalar code. Same results
+ * either way.
  */
 enum { TW_MD5_MB_SEGS = 4 };
 

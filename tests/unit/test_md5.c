@@ -8,6 +8,7 @@
 
 #include "tw_test.h"
 #include "twag/bytes.h"
+#include "twag/cpu.h"
 #include "twag/md5.h"
 
 
@@ -153,5 +154,12 @@ void test_main(void)
 	CHECK(tv_run_file("md5.vec", md5_case) == 7);
 	CHECK(tv_run_file("hmac_md5.vec", hmac_case) == 7);
 	cross_openssl();
+	/* every kernel the CPU offers: AVX-512 (16 lanes), AVX2 (two halves
+	 * of 8), scalar */
 	multi_buffer();
+	tw_cpu_restrict(~(uint32_t)(TW_CPU_AVX512 | TW_CPU_VBMI));
+	multi_buffer();
+	tw_cpu_restrict(0);
+	multi_buffer();
+	tw_cpu_restrict(UINT32_MAX);
 }

@@ -6,7 +6,8 @@
  * with State). One op = one reply signed:
  *   radius-sign       the replies of a batch of 16 signed together
  *                     (tw_radius_finish_responses_ctx: the MD5 work of the
- *                     16 in parallel lanes with AVX-512, else one by one);
+ *                     16 in parallel lanes with AVX-512, two groups of 8
+ *                     with AVX2, else one by one);
  *   radius-sign.one   the same replies one call each
  *                     (tw_radius_finish_response_ctx, prepared secret);
  *   radius-sign.evp   OpenSSL: HMAC(EVP_md5()) and EVP MD5 per reply.
