@@ -169,6 +169,7 @@ struct tw_srv_config {
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
 	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
 	bool udp_gro;                    /* coalesced receive (UDP GRO) */
+	bool spread_by_id;               /* spread over workers by RADIUS Identifier */
 	enum tw_eap_id_policy id_policy;
 	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */
 	unsigned n_methods;
@@ -476,9 +477,13 @@ struct tw_srv_metrics {
 	uint64_t store_ident_rounds, store_ident_yields;
 	uint64_t store_ident_write_ns, store_ident_write_max_ns, store_checkpoint_ns;
 	unsigned threads;
+	/* Access-Requests of each worker (the first n_workers of them) */
+	unsigned n_workers;
+	uint64_t worker_requests[TW_SRV_MAX_THREADS];
 };
 
-/* Sums worker counters into m->v. */
+/* Sums worker counters into m->v; m->worker_requests[w] and n_workers
+ * say how the requests were spread. */
 void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const *c,
 			unsigned n);
 

@@ -17,9 +17,16 @@ void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const 
 			unsigned n)
 {
 	memset(m->v, 0, sizeof(m->v));
+	memset(m->worker_requests, 0, sizeof(m->worker_requests));
+	m->n_workers = n < TW_SRV_MAX_THREADS ? n : TW_SRV_MAX_THREADS;
 	for (unsigned w = 0; w < n; w++)
-		for (unsigned i = 0; i < TW_C_COUNT; i++)
-			m->v[i] += atomic_load_explicit(&c[w]->v[i], memory_order_relaxed);
+		for (unsigned i = 0; i < TW_C_COUNT; i++) {
+			uint64_t v = atomic_load_explicit(&c[w]->v[i], memory_order_relaxed);
+
+			m->v[i] += v;
+			if (i == TW_C_REQUESTS && w < TW_SRV_MAX_THREADS)
+				m->worker_requests[w] = v;
+		}
 }
 
 struct out {
@@ -156,6 +163,11 @@ int tw_srv_metrics_format(const struct tw_srv_metrics *m, char *buf, size_t max,
 		put(&o, "twag_auth_failures_total{method=\"%s\"} %llu\n", tw_srv_method_name(me),
 		    (unsigned long long)m->v[TW_C_AUTH_FAIL + me]);
 	all(&o, worker, sizeof(worker) / sizeof(worker[0]));
+	head(&o, "twag_worker_requests_total", "counter",
+	     "Access-Requests received by each worker thread (how the SO_REUSEPORT group spreads them)");
+	for (unsigned w = 0; w < m->n_workers && w < TW_SRV_MAX_THREADS; w++)
+		put(&o, "twag_worker_requests_total{worker=\"%u\"} %llu\n", w,
+		    (unsigned long long)m->worker_requests[w]);
 	head(&o, "twag_store_latency_seconds", "summary",
 	     "Time spent in store calls on the authentication path");
 	put(&o, "twag_store_latency_seconds_sum %.9f\n",

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -65,6 +66,8 @@ static const char usage_text[] =
 	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 500, 0: off)\n"
 	"  --no-udp-gso              one send per reply (default: UDP GSO for equal replies)\n"
 	"  --no-udp-gro              one datagram per receive (default: UDP GRO coalescing)\n"
+	"  --spread-by-identifier    spread requests over workers by RADIUS Identifier\n"
+	"                            (default: by source address and port, one NAS one worker)\n"
 	"  --sqn-block N             SEQ values reserved per durable write (default 1000)\n"
 	"  --resync-max N            AUTS resyncs per subscriber per window (default 3)\n"
 	"  --resync-window S         the resync window (default 60)\n"
@@ -98,8 +101,33 @@ static bool is_wildcard(const struct sockaddr_storage *ss)
 	return tw_ct_is_zero(&((const struct sockaddr_in6 *)ss)->sin6_addr, 16);
 }
 
-/* One UDP socket of the SO_REUSEPORT group (the kernel spreads clients
- * over them by a hash of the source address and port). */
+/*
+ * The workers' sockets form one SO_REUSEPORT group. By default the kernel
+ * picks a socket by a hash of the source address and port, so all the
+ * requests of one NAS (a WLAN controller sends from one port) would reach
+ * one worker and the others would idle. A classic BPF program attached to
+ * the group picks socket (RADIUS Identifier mod workers) instead: its data
+ * starts at the UDP payload, octet 1 is the Identifier. A retransmission
+ * keeps its Identifier, so it reaches the worker whose duplicate cache
+ * holds the original; the rounds of one EAP conversation may reach
+ * different workers (the session table is shared). A packet shorter than
+ * two octets makes the program return 0 (worker 0, which drops it).
+ * Socket i of the group is worker i's: they join it in that order. False
+ * when the kernel refuses (before Linux 4.5): the hash then stays.
+ */
+static bool steer_by_identifier(int fd, unsigned n)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_B | BPF_ABS, 1),
+		BPF_STMT(BPF_ALU | BPF_MOD | BPF_K, n),
+		BPF_STMT(BPF_RET | BPF_A, 0),
+	};
+	struct sock_fprog prog = { sizeof(code) / sizeof(code[0]), code };
+
+	return setsockopt(fd, SOL_SOCKET, SO_ATTACH_REUSEPORT_CBPF, &prog, sizeof(prog)) == 0;
+}
+
+/* One UDP socket of the SO_REUSEPORT group. */
 static int open_udp(struct tw_srv *srv, char *err, size_t err_len)
 {
 	struct timeval tv = { 0, 200 * 1000 };
@@ -542,6 +570,11 @@ int tw_srv_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	if (srv->n_workers > 1 && srv->cfg.spread_by_id &&
+	    !steer_by_identifier(srv->workers[0]->fd, srv->n_workers))
+		tw_log_always(NULL, TW_LOG_WARN, "steering-off",
+			      "errno=%d msg=\"requests spread over workers by source address and port\"",
+			      errno);
 	sockaddr_text(&srv->listen_addr, listen_text, sizeof(listen_text));
 	if (srv->cfg.metrics[0]) {
 		srv->metrics_fd = open_metrics(srv, metrics_text, sizeof(metrics_text), err,
@@ -566,6 +599,13 @@ int tw_srv_main(int argc, char **argv)
 			goto out;
 		}
 		srv->workers[i]->started = true;
+		{
+			/* named for top -H, perf and gdb (at most 15 octets) */
+			char name[16];
+
+			snprintf(name, sizeof(name), "twagd-w%u", i % 1000u);
+			(void)pthread_setname_np(srv->workers[i]->thread, name);
+		}
 	}
 	if (srv->metrics_fd >= 0) {
 		if (pthread_create(&srv->metrics_thread, NULL, metrics_run, srv) != 0) {
@@ -574,6 +614,7 @@ int tw_srv_main(int argc, char **argv)
 			goto out;
 		}
 		srv->metrics_started = true;
+		(void)pthread_setname_np(srv->metrics_thread, "twagd-metrics");
 	}
 	{
 		char store_q[TW_SRV_PATH_MAX + 8];

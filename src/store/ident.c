@@ -1998,6 +1998,7 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 			return TW_ERR_NOMEM;
 		}
 		t->thread_started = true;
+		(void)pthread_setname_np(t->thread, "twag-store-wb"); /* top -H, perf */
 	}
 	return TW_OK;
 }

@@ -215,6 +215,49 @@ def ipv6_case(work):
     R.check(d.stop() == 0, "SIGTERM: exit 0")
 
 
+def spread_case(work):
+    """Two workers and one NAS (one client socket): by default the kernel's
+    SO_REUSEPORT hash of the source address and port gives every request to
+    one worker; with --spread-by-identifier the group's BPF program picks
+    worker (Identifier mod 2), and the client's consecutive Identifiers
+    alternate. The threads carry their names (twagd-w0, twagd-w1,
+    twag-store-wb)."""
+    db = os.path.join(work, "spread.db")
+    imsi, _ = T.new_usim(db)
+    idn = T.nai(6, imsi)
+    n = 40
+    for spread in (False, True):
+        d = T.Twagd(work, db, threads=2, extra=["--spread-by-identifier"] if spread else [])
+        d.log = os.path.join(work, f"twagd-spread-{int(spread)}.log")
+        how = "--spread-by-identifier" if spread else "default"
+        if not R.check(d.start(), f"twagd --threads 2 ({how}) starts", d.log_text()):
+            return
+        mx0 = d.metrics()
+        c = T.RadiusClient(("127.0.0.1", d.port), d.secret)
+        answered = 0
+        for i in range(n):
+            attrs = [(T.USER_NAME, idn), (T.CALLING_STATION_ID, T.station_id(200 + i))] + \
+                T.eap_message_attrs(T.eap_identity(1, idn))
+            _, rep = c.request(attrs)
+            answered += rep is not None and rep[0] == T.ACCESS_CHALLENGE
+        c.close()
+        mx1 = d.metrics()
+        per = [T.mdelta(mx0, mx1, "twag_worker_requests_total", worker=w) for w in (0, 1)]
+        R.check(answered == n, f"{how}: {n} EAP starts from one socket answered ({answered})")
+        if spread:
+            R.check(per == [n // 2, n // 2],
+                    f"--spread-by-identifier: consecutive Identifiers alternate workers ({per})")
+        else:
+            R.check(sorted(per) == [0, n],
+                    f"default: one client address and port, one worker ({per})")
+        if not spread:
+            names = sorted(read(f"/proc/{d.proc.pid}/task/{t}/comm").strip()
+                           for t in os.listdir(f"/proc/{d.proc.pid}/task"))
+            R.check(all(x in names for x in ("twagd-w0", "twagd-w1", "twag-store-wb")),
+                    f"threads named ({names})")
+        R.check(d.stop() == 0, f"{how}: SIGTERM: exit 0")
+
+
 def main():
     if not T.milenage_selftest(R) or not T.binaries_ok(R):
         return
@@ -222,6 +265,7 @@ def main():
     config_case(work)
     prefix_case(work)
     ipv6_case(work)
+    spread_case(work)
 
 
 if __name__ == "__main__":

@@ -68,13 +68,17 @@ static void test_flags(void)
 	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
 	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
-	CHECK(c.rx_coalesce_us == 500 && c.udp_gso && c.udp_gro);
+	CHECK(c.rx_coalesce_us == 500 && c.udp_gso && c.udp_gro && !c.spread_by_id);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gso", err, sizeof(err)));
 	CHECK(!c.udp_gso && c.udp_gro);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gro", err, sizeof(err)));
 	CHECK(c.udp_gso && !c.udp_gro);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --spread-by-identifier", err,
+		      sizeof(err)));
+	CHECK(c.spread_by_id && c.udp_gro);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 0", err,
 		      sizeof(err)));
@@ -669,6 +673,9 @@ static void test_metrics(void)
 	CHECK_OK(tw_srv_metrics_format(&m, buf, sizeof(buf), &len));
 	buf[len] = 0;
 	CHECK(strstr(buf, "\ntwag_radius_access_requests_total 12\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_worker_requests_total{worker=\"0\"} 5\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_worker_requests_total{worker=\"1\"} 7\n") != NULL);
+	CHECK(strstr(buf, "worker=\"2\"") == NULL);
 	CHECK(strstr(buf, "# TYPE twag_radius_access_requests_total counter\n") != NULL);
 	CHECK(strstr(buf, "twag_attaches_total{method=\"aka-prime\",kind=\"full\"} 3\n") != NULL);
 	CHECK(strstr(buf, "twag_attaches_total{method=\"sim\",kind=\"reauth\"} 2\n") != NULL);
