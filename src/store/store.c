@@ -667,8 +667,11 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  * last passed it is dropped (CLOCK: a lookup sets r->used, the hand clears
  * it). The hand walks the buckets, each under its stripe (the same for
  * every bucket count: rec_grow), and only tries a record's lock: one that
- * is held is in use. A record some thread waits for (pinned), or whose
- * reservation is under way, is passed over. Drops records until the
+ * is held is in use. A record some thread waits for (pinned), whose
+ * reservation is under way, or whose AUTS budgets are partly spent in an
+ * open window (rec_resync_live; so the cache may go over its bound by
+ * those, at most the subscribers resyncing within resync_window), is
+ * passed over. Drops records until the
  * cache is within its bound, or the hand has passed every bucket twice
  * (the first pass clears what the second finds: only records all in use
  * at once stop it), or STORE_EVICT_STEPS buckets: when a large cache
@@ -684,9 +687,19 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  */
 enum { STORE_EVICT_STEPS = 4096 };
 
+/* Whether r has spent some of its AUTS budgets in a window still open: it
+ * is kept (dropping it would start them afresh on its next load, a way
+ * round the rate limit for one who can make others load meanwhile). */
+static bool rec_resync_live(const struct tw_store *st, const struct sub_rec *r, int64_t now)
+{
+	return (r->resync_count > 0 || r->resync_bad > 0) &&
+	       now - r->resync_start < (int64_t)st->resync_window;
+}
+
 static void rec_evict(struct tw_store *st)
 {
 	size_t steps = 0, budget = SIZE_MAX;
+	const int64_t now = mono_ns() / 1000000000;
 
 	while (steps++ < budget && atomic_load(&st->n_loaded) > st->sub_cache) {
 		size_t b = atomic_fetch_add(&st->evict_hand, 1);
@@ -705,7 +718,7 @@ static void rec_evict(struct tw_store *st)
 			if (pthread_mutex_trylock(&r->lock) != 0)
 				continue;
 			if (r->used || r->ahead_queued || r->ahead_busy ||
-			    atomic_load(&r->pins) != 0) {
+			    atomic_load(&r->pins) != 0 || rec_resync_live(st, r, now)) {
 				r->used = false;
 				pthread_mutex_unlock(&r->lock);
 				continue;

@@ -3361,6 +3361,61 @@ static void test_rec_cap(void)
 }
 
 /*
+ * The AUTS budgets live in the subscriber's record: one whose budget is
+ * partly spent in an open window is not dropped from the bounded cache,
+ * or loading enough other subscribers would give it a fresh budget (a way
+ * round the rate limit). Subscriber 0 spends its 3 bad-AUTS attempts
+ * (the 4th refused unchecked), 150 others load through a cache of 16
+ * twice over, then a 5th bad AUTS is still refused; the cache stays
+ * within its bound but for that one record.
+ */
+enum { RRS_SUBS = 151, RRS_CACHE = 16 };
+
+static void test_rec_resync_kept(void)
+{
+	struct tw_store_opts o = opts_default();
+	static struct tw_subscriber subs[RRS_SUBS];
+	static uint64_t last[RRS_SUBS];
+	struct tw_store_stats stats;
+	struct tw_store *st;
+	uint8_t rand_[16], sqn_ms[6], auts[14];
+	size_t fails = 0, most = 0;
+
+	db_remove();
+	o.sub_cache = RRS_CACHE;
+	o.resync_max = 1;
+	o.resync_bad_max = 3;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	memset(last, 0, sizeof(last));
+	provision_milenage(st, subs, RRS_SUBS, "0010196");
+	fails += !rc_vector(st, &subs[0], 0, &last[0]);
+	tw_test_random(rand_, 16);
+	tw_store_be48(sqn_ms, (uint64_t)90000 << 5);
+	CHECK_OK(tw_aka_auts_build(&subs[0].keys.aka, rand_, sqn_ms, auts));
+	auts[0] ^= 0x40; /* MAC-S fails */
+	for (int i = 0; i < 4; i++)
+		CHECK_ERR(tw_store_resync(st, subs[0].imsi, rand_, auts),
+			  i < 3 ? TW_ERR_AUTH : TW_ERR_RANGE);
+	for (unsigned round = 0; round < 2; round++)
+		for (unsigned i = 1; i < RRS_SUBS; i++) {
+			fails += !rc_vector(st, &subs[i], round, &last[i]);
+			tw_store_get_stats(st, &stats);
+			if (stats.loaded > most)
+				most = stats.loaded;
+		}
+	tw_store_get_stats(st, &stats);
+	CHECK(fails == 0);
+	CHECK(stats.evicted >= 2 * (RRS_SUBS - 1) - RRS_CACHE);
+	CHECK(most <= RRS_CACHE + 2);
+	/* the budget is still spent: refused unchecked */
+	CHECK_ERR(tw_store_resync(st, subs[0].imsi, rand_, auts), TW_ERR_RANGE);
+	tw_store_close(st);
+	tw_wipe(subs, sizeof(subs));
+}
+
+/*
  * Reuse under threads: three threads take vectors (one by one and in
  * batches, 2-SEQ blocks so that reservations are under way often) over 60
  * subscribers in a cache of 12, while a fourth replaces subscribers the
@@ -4142,6 +4197,7 @@ void test_main(void)
 	test_rec_grow();
 	test_rec_recycle();
 	test_rec_cap();
+	test_rec_resync_kept();
 	test_rec_reuse_threads();
 	test_kill9();
 
