@@ -2003,6 +2003,11 @@ static void rec_info(const struct sub_rec *r, struct tw_store_sub_info *info)
 	info->ind_bits = r->sqn.ind_bits;
 }
 
+_Static_assert(offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, lock) &&
+		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, pins) &&
+		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, grave_next),
+	       "the fields under a record's lock start at hash (rec_snapshot)");
+
 /* A subscriber as this process knows it: the loaded record when there is
  * one (its SEQ_HE is current), else the row. */
 static int rec_snapshot(struct tw_store *st, const char *imsi, struct sub_rec *out)
@@ -2015,7 +2020,12 @@ static int rec_snapshot(struct tw_store *st, const char *imsi, struct sub_rec *o
 		return TW_ERR_INVAL;
 	r = rec_cached(st, imsi, len);
 	if (r != NULL) {
-		memcpy(out, r, sizeof(*out));
+		/* the fields under r's lock only: the chain links and pins
+		 * before them belong to other locks (and atomics) */
+		const size_t off = offsetof(struct sub_rec, hash);
+
+		memset(out, 0, off);
+		memcpy((char *)out + off, (const char *)r + off, sizeof(*out) - off);
 		pthread_mutex_unlock(&r->lock);
 		return TW_OK;
 	}
