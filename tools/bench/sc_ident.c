@@ -9,7 +9,7 @@
  *
  * One op is one authentication's worth, over NSUB (ident-store) or
  * NSUB_BIG (ident-store-256k) COMP128-1 subscribers, provisioned after the
- * store opened, in turn (loaded into the store's record cache at setup, as
+ * store opened, taken in a scattered order (loaded into the store's record cache at setup, as
  * the triplets of a full authentication load them), so the table fills,
  * then evicts what the write-behind made clean, as in a running gateway.
  * The row is thread CPU time: the write-behind thread's own CPU is not in
@@ -32,6 +32,8 @@
  * table filling with rows waiting to be written and this thread writing
  * them itself */
 enum { NSUB = 4096, NSUB_BIG = 262144, ID_MAX = 96, PACE_NS = 10000, PACE_OPS = 256 };
+_Static_assert((NSUB & (NSUB - 1)) == 0 && (NSUB_BIG & (NSUB_BIG - 1)) == 0,
+	       "powers of two: the scattered order is a permutation");
 
 static const char realm[] = "@wlan.mnc001.mcc001.3gppnetwork.org";
 
@@ -166,7 +168,12 @@ static int ident_run(void *p, uint64_t n)
 	size_t pl, rl;
 
 	for (uint64_t i = 0; i < n; i++) {
-		const char *imsi = s->imsi[s->next++ % s->nsub];
+		/* the subscribers in a scattered order (an odd multiplier
+		 * permutes 0..nsub-1, nsub a power of two), as attaches come:
+		 * in IMSI order, consecutive rows would share their B-tree
+		 * pages, which at 256k subscribers made the write-behind's
+		 * work per row several times smaller than it is */
+		const char *imsi = s->imsi[(uint32_t)(s->next++ * 2654435761u) % s->nsub];
 
 		if (s->next % PACE_OPS == 0) {
 			struct timespec now;
