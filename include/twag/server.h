@@ -170,6 +170,7 @@ struct tw_srv_config {
 	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
 	bool udp_gro;                    /* coalesced receive (UDP GRO) */
 	bool spread_by_id;               /* spread over workers by RADIUS Identifier */
+	bool volatile_ids;               /* identity privacy state in memory only */
 	enum tw_eap_id_policy id_policy;
 	uint8_t methods[TW_SRV_N_METHODS]; /* enum tw_srv_method, in order */
 	unsigned n_methods;

@@ -80,6 +80,13 @@ struct tw_store_opts {
 	 * from their row when next needed: an AKA subscriber then restarts
 	 * from its mark, as after a crash, skipping the rest of its block) */
 	unsigned sub_cache;
+	/* identity privacy state in memory only: pseudonyms are not stored
+	 * (a pseudonym minted here is resolved by decrypting it: it carries
+	 * its IMSI), fast re-authentication contexts live in the bounded
+	 * table (ident_cache) and are never written to the database, so
+	 * they are lost on restart or eviction (the peer then authenticates
+	 * fully, with its pseudonym). No database work per authentication. */
+	bool ident_volatile;
 };
 
 /*

@@ -47,6 +47,7 @@ static const struct opt opts[] = {
 	{ "no-udp-gso", K_FLAG, 0, 0 },
 	{ "no-udp-gro", K_FLAG, 0, 0 },
 	{ "spread-by-identifier", K_FLAG, 0, 0 },
+	{ "volatile-identities", K_FLAG, 0, 0 },
 	{ "no-result-ind", K_FLAG, 0, 0 },
 	{ "id-policy", K_SPECIAL, 0, 0 },
 	{ "methods", K_SPECIAL, 0, 0 },
@@ -245,6 +246,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->udp_gro = !b;
 		else if (strcmp(o->name, "spread-by-identifier") == 0)
 			c->spread_by_id = b;
+		else if (strcmp(o->name, "volatile-identities") == 0)
+			c->volatile_ids = b;
 		else if (strcmp(o->name, "no-result-ind") == 0)
 			c->result_ind = !b;
 		else if (strcmp(o->name, "sim-fullauth-id-req") == 0)

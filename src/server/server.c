@@ -66,6 +66,8 @@ static const char usage_text[] =
 	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 500, 0: off)\n"
 	"  --no-udp-gso              one send per reply (default: UDP GSO for equal replies)\n"
 	"  --no-udp-gro              one datagram per receive (default: UDP GRO coalescing)\n"
+	"  --volatile-identities     pseudonyms resolved by decryption, re-auth contexts in\n"
+	"                            memory only: no database write per authentication\n"
 	"  --spread-by-identifier    spread requests over workers by RADIUS Identifier\n"
 	"                            (default: by source address and port, one NAS one worker)\n"
 	"  --sqn-block N             SEQ values reserved per durable write (default 1000)\n"
@@ -502,6 +504,7 @@ int tw_srv_main(int argc, char **argv)
 	so.resync_bad_max = srv->cfg.resync_bad_max;
 	so.reauth_ttl = srv->cfg.reauth_ttl;
 	so.ident_cache = srv->cfg.identity_cache;
+	so.ident_volatile = srv->cfg.volatile_ids;
 	so.sub_cache = srv->cfg.subscriber_cache;
 	rc = tw_store_open(&srv->store, &so, err, sizeof(err));
 	tw_wipe(kek, sizeof(kek));

@@ -38,6 +38,12 @@
  * that key, and a write-behind round reads and writes one row per
  * attach, with no other index to keep (schema 2 kept a row per id with
  * three indexes: about three times the SQLite work per attach).
+ *
+ * With st->ident_volatile none of it reaches the database: a pseudonym is
+ * not stored at all (its lookup decrypts it: it carries its IMSI), a
+ * re-auth context goes into the table as a clean entry (put_memory),
+ * which no round writes and which is dropped, oldest first, when the
+ * table needs room; a lookup that misses memory misses.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -963,6 +969,52 @@ static int put(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key
 	return TW_ERR_NOMEM;
 }
 
+/*
+ * ident_volatile: (kind, key) set to val as a clean entry, which no round
+ * writes and the table drops, oldest first, when it needs room (a lookup
+ * then misses: the peer authenticates fully). TW_OK or TW_ERR_NOMEM (no
+ * entry free or clean: cannot be, as none is ever pending).
+ */
+static int put_memory(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key,
+		      size_t len, const void *val, size_t val_len)
+{
+	struct ident_table *t = tab(st);
+	struct ident_ent *e;
+	int32_t idx;
+
+	pthread_mutex_lock(&t->lock);
+	idx = find(t, h, kind, key, len);
+	if (idx >= 0) {
+		list_del(t, &t->clean, idx); /* to the back: the newest */
+	} else if ((idx = new_ent(t, h, kind, key, len)) < 0) {
+		pthread_mutex_unlock(&t->lock);
+		return TW_ERR_NOMEM;
+	}
+	list_push(t, &t->clean, idx);
+	e = &t->ent[idx];
+	e->tomb = 0;
+	memset(&e->v, 0, val_size(kind));
+	memcpy(&e->v, val, val_len < val_size(kind) ? val_len : val_size(kind));
+	e->created = stamp();
+	e->batch = 0; /* clean */
+	pthread_mutex_unlock(&t->lock);
+	return TW_OK;
+}
+
+/* ident_volatile: (kind, key) out of memory, if there. */
+static void forget_memory(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key,
+			  size_t len)
+{
+	struct ident_table *t = tab(st);
+	int32_t idx;
+
+	pthread_mutex_lock(&t->lock);
+	idx = find(t, h, kind, key, len);
+	if (idx >= 0)
+		drop_clean(t, idx);
+	pthread_mutex_unlock(&t->lock);
+}
+
 /* ---- the callbacks ---------------------------------------------------- */
 
 static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, const char *imsi,
@@ -980,6 +1032,8 @@ static int pseudonym_store(void *arg, const uint8_t *pseudonym, size_t len, cons
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	if (st->ident_volatile) /* resolved by decrypting it (pseudonym_lookup) */
+		return id_is_of(st, pseudonym, len, imsi, imsi_len) ? TW_OK : TW_ERR_INVAL;
 	h = hash_early(st, IDENT_PSEUDONYM, pseudonym, len);
 	if (!id_is_of(st, pseudonym, len, imsi, imsi_len))
 		return TW_ERR_INVAL; /* not minted here for this IMSI */
@@ -1058,6 +1112,8 @@ static int lookup(struct tw_store *st, uint8_t kind, const uint8_t *key, size_t 
 	}
 	gone = t->gone;
 	pthread_mutex_unlock(&t->lock);
+	if (st->ident_volatile)
+		return TW_ERR_NOTFOUND; /* memory is all there is */
 
 	rc = row_get(st, kind, key, len, &row);
 	if (rc == TW_OK) {
@@ -1093,6 +1149,10 @@ static int pseudonym_lookup(void *arg, const uint8_t *pseudonym, size_t len, cha
 
 	if (st == NULL || pseudonym == NULL || imsi == NULL || imsi_len == NULL)
 		return TW_ERR_INVAL;
+	if (st->ident_volatile)
+		return len <= TW_EAP_ID_MAX && id_imsi(st, pseudonym, len, imsi, imsi_len)
+			       ? TW_OK
+			       : TW_ERR_NOTFOUND;
 	rc = lookup(st, IDENT_PSEUDONYM, pseudonym, len, &e);
 	if (rc != TW_OK)
 		return rc;
@@ -1134,7 +1194,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	memcpy(v.r.imsi, s->imsi, s->imsi_len);
 	v.r.imsi_len = (uint8_t)s->imsi_len;
 	if (rc == TW_OK)
-		rc = put(st, h, IDENT_REAUTH, id, len, false, &v, sizeof(v));
+		rc = st->ident_volatile ? put_memory(st, h, IDENT_REAUTH, id, len, &v, sizeof(v))
+					: put(st, h, IDENT_REAUTH, id, len, false, &v, sizeof(v));
 	tw_wipe(plain, sizeof(plain));
 	tw_wipe(&v, sizeof(v));
 	return rc;
@@ -1148,6 +1209,10 @@ static int reauth_remove(void *arg, const uint8_t *id, size_t len)
 		return TW_ERR_INVAL;
 	if (st->read_only)
 		return TW_ERR_STATE;
+	if (st->ident_volatile) {
+		forget_memory(st, hash_of(st, IDENT_REAUTH, id, len), IDENT_REAUTH, id, len);
+		return TW_OK;
+	}
 	/* a tombstone, whether or not the id is in memory: the row (if any)
 	 * is deleted by the next write-behind round */
 	return put(st, hash_of(st, IDENT_REAUTH, id, len), IDENT_REAUTH, id, len, true, NULL, 0);

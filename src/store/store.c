@@ -1466,6 +1466,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	if (st == NULL)
 		return TW_ERR_NOMEM;
 	st->read_only = o->read_only;
+	st->ident_volatile = o->ident_volatile;
 	st->sqn_block = o->sqn_block ? o->sqn_block : TW_STORE_SQN_BLOCK_DEFAULT;
 	st->resync_max = o->resync_max ? o->resync_max : TW_STORE_RESYNC_MAX_DEFAULT;
 	st->resync_window = o->resync_window ? o->resync_window : TW_STORE_RESYNC_WINDOW_DEFAULT;

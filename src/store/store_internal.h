@@ -231,6 +231,7 @@ struct tw_store {
 	unsigned ind_bits, ind_first, ind_count;
 	unsigned reauth_ttl, sweep_ms;
 	bool read_only;
+	bool ident_volatile;       /* identities in memory only (ident.c) */
 
 	/* subscriber cache: a record's stripe is its hash's low bits
 	 * (STORE_STRIPES divides nbucket), whatever nbucket is; bucket and

@@ -11,6 +11,7 @@ EAP method (RFC 9048 / 4187 / 4186: AT_MAC, AT_KDF, AMF separation bit,
 import os
 import re
 import sys
+import time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -184,6 +185,8 @@ def main():
         (["--reauth-limit", "1"], reauth_limit_phase),
         (["--id-policy", "any"], lambda d, s: policy_phase(d, s, "any")),
         (["--id-policy", "permanent"], lambda d, s: policy_phase(d, s, "permanent")),
+        (["--volatile-identities"], volatile_reauth_phase),
+        (["--volatile-identities", "--no-fast-reauth"], pseudonym_phase),
     ]
     subs = dict(aka_p=(aka_p_imsi, aka_p), aka=(aka_imsi, aka), sim=(sim_imsi, sim),
                 usim_sim=(usim_sim_imsi, usim_sim))
@@ -216,6 +219,26 @@ def pseudonym_phase(d, subs):
         ids = T.eapol_identities(r.output)
         R.check(len(ids) == 2 and ids[1][:1] == pdig and imsi not in ids[1],
                 f"{method}: the second round uses a pseudonym '{pdig}...' ({ids})")
+
+
+def volatile_reauth_phase(d, subs):
+    """--volatile-identities: fast re-authentication from the contexts in
+    memory (eapol_test -r 2: full, then two re-auths with the server's
+    AT_NEXT_REAUTH_ID); the card is asked once."""
+    for method, key, digit in (("aka-prime", "aka_p", 6), ("sim", "sim", 1)):
+        imsi, card = subs[key]
+        mx0 = d.metrics()
+        r = T.eapol_test(d, method, T.nai(digit, imsi), card, reauth=2)
+        if method == "sim":
+            attach_ok(f"--volatile-identities: {method} fast re-auth x2", r, gsm=1, mppe=3)
+        else:
+            attach_ok(f"--volatile-identities: {method} fast re-auth x2", r, umts=1, mppe=3)
+        time.sleep(0.4)  # write-behind rounds (every 100 ms) had their chance
+        mx1 = d.metrics()
+        got = T.mdelta(mx0, mx1, "twag_attaches_total", method=method, kind="reauth")
+        R.check(got == 2, f"--volatile-identities: {method} re-auth attaches +2 ({got})")
+        got = T.mdelta(mx0, mx1, "twag_store_identity_rows_written_total")
+        R.check(got == 0, f"--volatile-identities: no identity row written ({got})")
 
 
 def reauth_limit_phase(d, subs):

@@ -78,7 +78,11 @@ static void test_flags(void)
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --spread-by-identifier", err,
 		      sizeof(err)));
-	CHECK(c.spread_by_id && c.udp_gro);
+	CHECK(c.spread_by_id && c.udp_gro && !c.volatile_ids);
+	tw_srv_config_free(&c);
+	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --volatile-identities", err,
+		      sizeof(err)));
+	CHECK(c.volatile_ids && !c.spread_by_id);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --rx-coalesce-us 0", err,
 		      sizeof(err)));

@@ -1612,6 +1612,100 @@ static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
 	tw_wipe(k, sizeof(k));
 }
 
+/*
+ * Identities in memory only (opts.ident_volatile): a pseudonym is not
+ * stored but resolved by decrypting it (its IMSI is in it), so it still
+ * resolves after a reopen; fast re-authentication contexts live in the
+ * bounded table only (the oldest dropped when it is full) and are gone
+ * after a reopen; nothing reaches the database.
+ */
+static void test_identity_volatile(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r[40], got;
+	struct tw_subscriber s;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	char imsi[16], other[16], out[16], name[32];
+	uint8_t junk[1 + 26];
+	size_t n = 0;
+	unsigned found = 0, first_found = 40;
+	struct tw_store *st;
+
+	db_remove();
+	o.ident_volatile = true;
+	o.ident_cache = 16;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	random_imsi(imsi);
+	random_imsi(other);
+	make_milenage(&s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2vol-pseudo", imsi), imsi, 15));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MIDP("2vol-pseudo", imsi), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0 && out[15] == '\0');
+	/* one of another IMSI is refused; one not minted here is unknown */
+	CHECK_ERR(ops->pseudonym_store(ops->arg, MIDP("2vol-pseudo", imsi), other, 15),
+		  TW_ERR_INVAL);
+	junk[0] = '2';
+	for (size_t i = 1; i < sizeof(junk); i++)
+		junk[i] = (uint8_t)('a' + (i * 7) % 22);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, junk, sizeof(junk), out, &n), TW_ERR_NOTFOUND);
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)"", 0, out, &n),
+		  TW_ERR_NOTFOUND);
+
+	/* re-auth contexts: stored, found, removed */
+	random_state(&r[0], imsi, 50);
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8vol-reauth@wlan.example", r[0]), &r[0]));
+	CHECK_OK(ops->reauth_lookup(ops->arg, MIDR("8vol-reauth@wlan.example", r[0]), &got));
+	CHECK(state_eq(&got, &r[0]));
+	CHECK_OK(ops->reauth_remove(ops->arg, MIDR("8vol-reauth@wlan.example", r[0])));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("8vol-reauth@wlan.example", r[0]), &got),
+		  TW_ERR_NOTFOUND);
+	/* 40 through a table of 16: the newest stay, the oldest went */
+	for (unsigned i = 0; i < 40; i++) {
+		random_state(&r[i], imsi, i % 3 == 0 ? 18 : i % 3 == 1 ? 23 : 50);
+		snprintf(name, sizeof(name), "4vol-%u@wlan.example", i);
+		CHECK_OK(ops->reauth_store(ops->arg, MIDR(name, r[i]), &r[i]));
+	}
+	for (unsigned i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "4vol-%u@wlan.example", i);
+		if (ops->reauth_lookup(ops->arg, MIDR(name, r[i]), &got) == TW_OK) {
+			found++;
+			CHECK(state_eq(&got, &r[i]));
+			if (i < first_found)
+				first_found = i;
+		}
+	}
+	CHECK(found == 16 && first_found == 24);
+	/* a replaced subscriber (a new card): its contexts no longer open */
+	CHECK_OK(tw_store_sub_put(st, &s, true));
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("4vol-39@wlan.example", r[39]), &got),
+		  TW_ERR_NOTFOUND);
+	random_state(&r[0], imsi, 23);
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8vol-again@wlan.example", r[0]), &r[0]));
+	usleep(300000); /* write-behind rounds ran: nothing for them */
+	CHECK(raw_int("SELECT count(*) FROM ident WHERE ?1 IS NOT NULL", imsi) == 0);
+	tw_store_close(st);
+
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, MIDP("2vol-pseudo", imsi), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("8vol-again@wlan.example", r[0]), &got),
+		  TW_ERR_NOTFOUND);
+	CHECK(raw_int("SELECT count(*) FROM ident WHERE ?1 IS NOT NULL", imsi) == 0);
+	tw_store_close(st);
+	for (unsigned i = 0; i < 40; i++)
+		tw_eap_reauth_state_wipe(&r[i]);
+	tw_wipe(&s, sizeof(s));
+}
+
 static void test_identity(void)
 {
 	struct tw_store_opts o = opts_default();
@@ -4184,6 +4278,7 @@ void test_main(void)
 	test_two_stores();
 	test_resync();
 	test_identity();
+	test_identity_volatile();
 	test_schema_migration();
 	test_reauth_in_place();
 	test_minted_ids();
