@@ -85,7 +85,8 @@ struct tw_store_opts {
 	 * its IMSI), fast re-authentication contexts live in the bounded
 	 * table (ident_cache) and are never written to the database, so
 	 * they are lost on restart or eviction (the peer then authenticates
-	 * fully, with its pseudonym). No database work per authentication. */
+	 * fully, with its pseudonym). No database write per authentication
+	 * (a subscriber not in the record cache is still read). */
 	bool ident_volatile;
 };
 

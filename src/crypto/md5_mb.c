@@ -125,7 +125,8 @@ M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const
  * halves of eight lanes, their steps interleaved (two independent chains
  * for the core to overlap); the functions take two or three instructions
  * each (F = d ^ (b & (c ^ d)), G = c ^ (d & (b ^ c)), I = c ^ (b | ~d))
- * and a rotation three. A half whose lanes are all idle is skipped.
+ * and a rotation three. The upper half is skipped when all its lanes are
+ * idle (up to eight jobs in flight).
  */
 #define A2_TARGET __attribute__((target("avx2")))
 

@@ -112,7 +112,10 @@ static bool is_wildcard(const struct sockaddr_storage *ss)
  * starts at the UDP payload, octet 1 is the Identifier. A retransmission
  * keeps its Identifier, so it reaches the worker whose duplicate cache
  * holds the original; the rounds of one EAP conversation may reach
- * different workers (the session table is shared). A packet shorter than
+ * different workers (the session table is shared). UDP GRO is then off
+ * (worker.c): a coalesced packet is steered as one, by its first
+ * Identifier. A client that sends with UDP GSO still reaches one worker
+ * per GSO send (loopback delivers it whole to the lookup). A packet shorter than
  * two octets makes the program return 0 (worker 0, which drops it).
  * Socket i of the group is worker i's: they join it in that order. False
  * when the kernel refuses (before Linux 4.5): the hash then stays.

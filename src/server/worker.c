@@ -991,8 +991,13 @@ int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv, unsigned idx
 	tw_udp_gso_init(&w->txg, fd, srv->cfg.udp_gso);
 	/* UDP GRO (Linux 5.0): datagrams of one flow that arrive together
 	 * may come coalesced, one receive slot for several (next_datagrams
-	 * cuts them apart again) */
-	if (srv->cfg.udp_gro) {
+	 * cuts them apart again). Not with --spread-by-identifier: the
+	 * group's program picks one socket for a coalesced packet by its
+	 * first request's Identifier, so its other requests (and later their
+	 * lone retransmissions) would reach different workers, each with its
+	 * own duplicate cache; with GRO off on every socket, the kernel does
+	 * not coalesce for them and each datagram is steered on its own. */
+	if (srv->cfg.udp_gro && !srv->cfg.spread_by_id) {
 		int one = 1;
 
 		w->gro = setsockopt(fd, IPPROTO_UDP, UDP_GRO, &one, sizeof(one)) == 0;

@@ -160,6 +160,10 @@ static int64_t mono_ns(void)
  * So a look-up that misses memory finds the id's row by the IMSI it
  * decrypts to (the one key of table ident), and compares the id with
  * those the row holds: the encryption names the row, it proves nothing.
+ * (With ident_volatile there is no row: a pseudonym that decrypts to a
+ * well-formed IMSI is taken as that IMSI's, whatever its leading digit,
+ * and for as long as the KEK stays; it only selects the subscriber a
+ * full authentication then challenges.)
  * The random octets make every id of an IMSI look unrelated to the others
  * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable), and ids of two
  * IMSIs never collide (a permutation). This is the scheme of 3GPP TS

@@ -2006,7 +2006,9 @@ static void rec_info(const struct sub_rec *r, struct tw_store_sub_info *info)
 
 _Static_assert(offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, lock) &&
 		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, pins) &&
-		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, grave_next),
+		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, next) &&
+		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, grave_next) &&
+		       offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, ahead_done),
 	       "the fields under a record's lock start at hash (rec_snapshot)");
 
 /* A subscriber as this process knows it: the loaded record when there is

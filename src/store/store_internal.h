@@ -83,6 +83,10 @@ struct sub_rec {
 	 * only when none does (rec_recycle). */
 	_Atomic unsigned pins;
 	pthread_mutex_t lock;
+	/* with lock: the reservation under way has ended (ahead_busy). Its
+	 * own words change in waiters without the lock: not copied with the
+	 * fields below (rec_snapshot) */
+	pthread_cond_t ahead_done;
 	/* ---- under lock ---- */
 	uint64_t hash;             /* store_hash 's' of imsi (set before linking) */
 	bool dead;                 /* deleted, replaced or evicted: look up again */
@@ -109,7 +113,6 @@ struct sub_rec {
 	 * out (ahead_mark 0: none) */
 	bool ahead_queued;         /* queued, or under way (then ahead_busy) */
 	bool ahead_busy;           /* its commit is under way: wait (ahead_done) */
-	pthread_cond_t ahead_done; /* with lock: the commit under way has ended */
 	uint64_t ahead_base, ahead_mark;
 	uint64_t epoch;            /* st->epoch when last known to match its row */
 };
