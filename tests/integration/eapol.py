@@ -219,6 +219,11 @@ def pseudonym_phase(d, subs):
         ids = T.eapol_identities(r.output)
         R.check(len(ids) == 2 and ids[1][:1] == pdig and imsi not in ids[1],
                 f"{method}: the second round uses a pseudonym '{pdig}...' ({ids})")
+        if method != "sim":
+            # the pseudonym resolved: no AKA-Identity round asking for the
+            # permanent identity, one Access-Challenge per round
+            n = sum(1 for c, _ in T.eapol_radius_replies(r.output) if c == T.ACCESS_CHALLENGE)
+            R.check(n == 2, f"{method}: the pseudonym resolved at once (Access-Challenges: {n})")
 
 
 def volatile_reauth_phase(d, subs):

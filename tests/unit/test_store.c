@@ -1612,6 +1612,25 @@ static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
 	tw_wipe(k, sizeof(k));
 }
 
+/* A new store under o with one Milenage subscriber (imsi, provisioned as
+ * *s) and another IMSI it does not have (other). NULL if it did not open. */
+static struct tw_store *ident_open(struct tw_store_opts *o, char imsi[16], char other[16],
+				   struct tw_subscriber *s)
+{
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct tw_store *st;
+
+	db_remove();
+	st = open_with(o);
+	if (st == NULL)
+		return NULL;
+	random_imsi(imsi);
+	random_imsi(other);
+	make_milenage(s, imsi, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, s, false));
+	return st;
+}
+
 /*
  * Identities in memory only (opts.ident_volatile): a pseudonym is not
  * stored but resolved by decrypting it (its IMSI is in it), so it still
@@ -1625,24 +1644,18 @@ static void test_identity_volatile(void)
 	const struct tw_eap_identity_ops *ops;
 	struct tw_eap_reauth_state r[40], got;
 	struct tw_subscriber s;
-	static const uint8_t amf[2] = { 0x80, 0x00 };
 	char imsi[16], other[16], out[16], name[32];
 	uint8_t junk[1 + 26];
 	size_t n = 0;
 	unsigned found = 0, first_found = 40;
 	struct tw_store *st;
 
-	db_remove();
 	o.ident_volatile = true;
 	o.ident_cache = 16;
-	st = open_with(&o);
+	st = ident_open(&o, imsi, other, &s);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	random_imsi(imsi);
-	random_imsi(other);
-	make_milenage(&s, imsi, amf, 0);
-	CHECK_OK(tw_store_sub_put(st, &s, false));
 
 	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2vol-pseudo", imsi), imsi, 15));
 	CHECK_OK(ops->pseudonym_lookup(ops->arg, MIDP("2vol-pseudo", imsi), out, &n));
@@ -1718,15 +1731,10 @@ static void test_identity(void)
 	size_t n = 0;
 	struct tw_store *st;
 
-	db_remove();
-	st = open_with(&o);
+	st = ident_open(&o, imsi, other, &s);
 	if (st == NULL)
 		return;
 	ops = tw_store_identity_ops(st);
-	random_imsi(imsi);
-	random_imsi(other);
-	make_milenage(&s, imsi, amf, 0);
-	CHECK_OK(tw_store_sub_put(st, &s, false));
 
 	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2pseudo-one", imsi), imsi, 15));
 	CHECK_OK(ops->pseudonym_lookup(ops->arg, MID("2pseudo-one"), out, &n));
@@ -3459,7 +3467,7 @@ static void test_rec_cap(void)
  * partly spent in an open window is not dropped from the bounded cache,
  * or loading enough other subscribers would give it a fresh budget (a way
  * round the rate limit). Subscriber 0 spends its 3 bad-AUTS attempts
- * (the 4th refused unchecked), 150 others load through a cache of 16
+ * (the 4th refused: budget spent), 150 others load through a cache of 16
  * twice over, then a 5th bad AUTS is still refused; the cache stays
  * within its bound but for that one record.
  */
@@ -3503,7 +3511,7 @@ static void test_rec_resync_kept(void)
 	CHECK(fails == 0);
 	CHECK(stats.evicted >= 2 * (RRS_SUBS - 1) - RRS_CACHE);
 	CHECK(most <= RRS_CACHE + 2);
-	/* the budget is still spent: refused unchecked */
+	/* the bad-AUTS budget is still spent: refused */
 	CHECK_ERR(tw_store_resync(st, subs[0].imsi, rand_, auts), TW_ERR_RANGE);
 	tw_store_close(st);
 	tw_wipe(subs, sizeof(subs));
