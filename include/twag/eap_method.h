@@ -130,11 +130,13 @@ struct tw_eap_identity_ops {
 	/* len cryptographically random octets (NONCE_S, IV, minted ids) */
 	int (*random)(void *arg, uint8_t *out, size_t len);
 	/* optional: the characters of an id minted for imsi, between its
-	 * leading digit and its realm (at most TW_EAP_GEN_ID_BODY_MAX, from
-	 * [0-9a-z]); NULL: TW_EAP_GEN_ID_RANDOM random ones. The subscriber
-	 * store makes them carry the IMSI encrypted, so that it finds the
-	 * id's row by IMSI (store.h). */
-	int (*mint_body)(void *arg, const char *imsi, size_t imsi_len, uint8_t *out,
+	 * leading digit (digit: tw_eap_id_digit, '2'..'8') and its realm (at
+	 * most TW_EAP_GEN_ID_BODY_MAX, from [0-9a-z]); NULL:
+	 * TW_EAP_GEN_ID_RANDOM random ones. The subscriber store makes them
+	 * carry the IMSI and the digit encrypted, so that it finds the id's
+	 * row by IMSI (store.h) and an id's body does not pass under another
+	 * digit (a re-auth id's as a pseudonym). */
+	int (*mint_body)(void *arg, char digit, const char *imsi, size_t imsi_len, uint8_t *out,
 			 size_t max, size_t *out_len);
 };
 

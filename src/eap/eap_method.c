@@ -64,7 +64,7 @@ int tw_eap_mint_id(const struct tw_eap_server_cfg *cfg, uint8_t method,
 	    (imsi == NULL && imsi_len))
 		return TW_ERR_INVAL;
 	if (cfg->ops->mint_body != NULL) {
-		rc = cfg->ops->mint_body(cfg->ops->arg, imsi, imsi_len, body,
+		rc = cfg->ops->mint_body(cfg->ops->arg, digit, imsi, imsi_len, body,
 					 sizeof(body), &body_len);
 		if (rc == TW_OK && (body_len == 0 || body_len > sizeof(body)))
 			rc = TW_ERR_INVAL;

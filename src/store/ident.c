@@ -156,14 +156,15 @@ static int64_t mono_ns(void)
  * 26 characters [0-9a-v] (5 bits each, most significant first; the 2 bits
  * left over are zero):
  *   0 IMSI length | 1..8 IMSI digits, two per octet, high nibble first,
- *   0xf fill (BCD) | 9 zero | 10..15 random
+ *   0xf fill (BCD) | 9 the id's leading digit (ASCII; 0 in ids minted
+ *   before it was bound) | 10..15 random
  * So a look-up that misses memory finds the id's row by the IMSI it
  * decrypts to (the one key of table ident), and compares the id with
  * those the row holds: the encryption names the row, it proves nothing.
  * (With ident_volatile there is no row: a pseudonym that decrypts to a
- * well-formed IMSI is taken as that IMSI's, whatever its leading digit,
- * and for as long as the KEK stays; it only selects the subscriber a
- * full authentication then challenges.)
+ * well-formed IMSI under its own leading digit is taken as that IMSI's,
+ * for as long as the KEK stays; it only selects the subscriber a full
+ * authentication then challenges.)
  * The random octets make every id of an IMSI look unrelated to the others
  * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable), and ids of two
  * IMSIs never collide (a permutation). This is the scheme of 3GPP TS
@@ -245,15 +246,16 @@ int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
 
 static int random_cb(void *arg, uint8_t *out, size_t len);
 
-static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out, size_t max,
-		     size_t *out_len)
+static int mint_body(void *arg, char digit, const char *imsi, size_t imsi_len, uint8_t *out,
+		     size_t max, size_t *out_len)
 {
 	struct tw_store *st = arg;
 	uint8_t b[16], c[16];
 	int rc;
 
 	if (st == NULL || imsi == NULL || out == NULL || out_len == NULL ||
-	    imsi_len < TW_IMSI_MIN_LEN || imsi_len > TW_IMSI_MAX_LEN || !digits(imsi, imsi_len))
+	    imsi_len < TW_IMSI_MIN_LEN || imsi_len > TW_IMSI_MAX_LEN || !digits(imsi, imsi_len) ||
+	    digit < '0' || digit > '9')
 		return TW_ERR_INVAL;
 	if (max < STORE_ID_BODY_LEN)
 		return TW_ERR_OVERFLOW;
@@ -264,7 +266,7 @@ static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out,
 
 		b[1 + i / 2] = (uint8_t)(i % 2 ? (b[1 + i / 2] & 0xf0) | d : d << 4 | 0x0f);
 	}
-	b[9] = 0;
+	b[9] = (uint8_t)digit;
 	rc = random_cb(st, b + 10, 6);
 	if (rc == TW_OK) {
 		tw_aes_encrypt(&st->id_key, c, b);
@@ -276,7 +278,10 @@ static int mint_body(void *arg, const char *imsi, size_t imsi_len, uint8_t *out,
 }
 
 /* The IMSI an id minted here carries (its leading digit, the body, then
- * nothing or "@realm"); false for any other id. */
+ * nothing or "@realm"); false for any other id, and for one whose leading
+ * digit is not the one minted into it (an id minted before the digit was
+ * bound has 0 there: accepted unless ident_volatile, where no row keeps
+ * the exact id). */
 static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
 		    char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len)
 {
@@ -290,7 +295,8 @@ static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
 		return false;
 	tw_aes_decrypt(&st->id_key, b, c);
 	n = b[0];
-	ok = n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN && b[9] == 0;
+	ok = n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN &&
+	     (b[9] == id[0] || (b[9] == 0 && !st->ident_volatile));
 	for (size_t i = 0; ok && i < 16; i++) {
 		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
 

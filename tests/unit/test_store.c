@@ -1481,7 +1481,7 @@ static void mint_into(const struct tw_eap_identity_ops *ops, const char *name, c
 	uint8_t body[TW_EAP_GEN_ID_BODY_MAX];
 	size_t n = 0;
 
-	if (ops->mint_body(ops->arg, imsi, imsi_len, body, sizeof(body), &n) != TW_OK)
+	if (ops->mint_body(ops->arg, name[0], imsi, imsi_len, body, sizeof(body), &n) != TW_OK)
 		snprintf(out, max, "%s", name);
 	else
 		snprintf(out, max, "%c%.*s%s", name[0], (int)n, (const char *)body, at ? at : "");
@@ -1535,6 +1535,45 @@ static void ossl_key(const char *label, uint8_t out[32])
 	      n == 32);
 }
 
+/* An id as twagd minted it before the leading digit was bound into the
+ * block (octet 9 zero), made with OpenSSL: lead, the 26 characters of
+ * AES-128-ECB(len | BCD IMSI | 0 | 6 random) under HMAC-SHA-256(KEK,
+ * label_id) cut to 16 (5 bits each, most significant first), suffix. */
+static void ossl_legacy_id(char lead, const char *imsi, const char *suffix, char *out, size_t max)
+{
+	static const char a32[] = "0123456789abcdefghijklmnopqrstuv";
+	uint8_t k[32], b[16], c[32];
+	EVP_CIPHER_CTX *x = EVP_CIPHER_CTX_new();
+	size_t n = strlen(imsi), o = 0;
+	int cl = 0;
+	char body[27];
+
+	memset(b, 0xff, 9);
+	b[0] = (uint8_t)n;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(imsi[i] - '0');
+
+		b[1 + i / 2] = (uint8_t)(i % 2 ? (b[1 + i / 2] & 0xf0) | d : d << 4 | 0x0f);
+	}
+	b[9] = 0;
+	tw_test_random(b + 10, 6);
+	ossl_key(label_id, k);
+	CHECK(x != NULL && EVP_EncryptInit_ex(x, EVP_aes_128_ecb(), NULL, k, NULL) == 1 &&
+	      EVP_CIPHER_CTX_set_padding(x, 0) == 1 && EVP_EncryptUpdate(x, c, &cl, b, 16) == 1 &&
+	      cl == 16);
+	EVP_CIPHER_CTX_free(x);
+	for (size_t bit = 0; bit < 130; bit += 5, o++) {
+		unsigned v = 0;
+
+		for (size_t j = bit; j < bit + 5; j++)
+			v = v << 1 | (j < 128 ? (c[j / 8] >> (7 - j % 8)) & 1u : 0u);
+		body[o] = a32[v];
+	}
+	body[26] = '\0';
+	snprintf(out, max, "%c%s%s", lead, body, suffix);
+	tw_wipe(k, sizeof(k));
+}
+
 /* A sealed re-auth state (IV 16 | ciphertext 129 | tag 32) opened: the
  * tag HMAC-SHA-256 under HMAC-SHA-256(KEK, label_state_mac) over
  * len(id) | id | IV | ciphertext, then AES-256-CTR under
@@ -1568,8 +1607,9 @@ static bool ossl_open_state(const uint8_t *w, size_t wl, const char *id, uint8_t
 
 /* The IMSI inside a minted id's body, decrypted with OpenSSL (AES-128-ECB
  * under HMAC-SHA-256(KEK, label_id) cut to 16): the layout of ident.c,
- * 0 length | 1..8 BCD digits, high nibble first, 0xf fill | 9 zero |
- * 10..15 random. Returns the digits ("" when the layout does not hold). */
+ * 0 length | 1..8 BCD digits, high nibble first, 0xf fill | 9 the id's
+ * leading digit | 10..15 random. Returns the digits ("" when the layout
+ * does not hold). */
 static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
 {
 	static const char a32[] = "0123456789abcdefghijklmnopqrstuv";
@@ -1596,7 +1636,7 @@ static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
 	     EVP_CIPHER_CTX_set_padding(x, 0) == 1 && EVP_DecryptUpdate(x, b, &n, c, 16) == 1 &&
 	     n == 16;
 	EVP_CIPHER_CTX_free(x);
-	ok = ok && b[0] >= 5 && b[0] <= 15 && b[9] == 0;
+	ok = ok && b[0] >= 5 && b[0] <= 15 && b[9] == (uint8_t)id[0];
 	for (int i = 0; ok && i < 16; i++) {
 		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
 
@@ -1669,6 +1709,23 @@ static void test_identity_volatile(void)
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, junk, sizeof(junk), out, &n), TW_ERR_NOTFOUND);
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)"", 0, out, &n),
 		  TW_ERR_NOTFOUND);
+	/* an id's body under another leading digit does not pass: a re-auth
+	 * id seen on the air as a pseudonym, an EAP-AKA pseudonym as an
+	 * EAP-AKA' one; nor does an id minted before the digit was bound
+	 * (no row holds the exact id here) */
+	{
+		char alt[96], legacy[96];
+
+		snprintf(alt, sizeof(alt), "%s", mid(ops, "8vol-seen@wlan.example", imsi, 15));
+		alt[0] = '7';
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(alt), out, &n), TW_ERR_NOTFOUND);
+		snprintf(alt, sizeof(alt), "%s", mid(ops, "2vol-pseudo", imsi, 15));
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(alt), out, &n), TW_OK);
+		alt[0] = '7';
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(alt), out, &n), TW_ERR_NOTFOUND);
+		ossl_legacy_id('2', imsi, "", legacy, sizeof(legacy));
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(legacy), out, &n), TW_ERR_NOTFOUND);
+	}
 
 	/* re-auth contexts: stored, found, removed */
 	random_state(&r[0], imsi, 50);
@@ -1743,6 +1800,20 @@ static void test_identity(void)
 	CHECK_ERR(ops->pseudonym_lookup(ops->arg, (const uint8_t *)"", 0, out, &n),
 		  TW_ERR_NOTFOUND);
 	CHECK_ERR(ops->pseudonym_store(ops->arg, MID("2bad"), "12a45", 5), TW_ERR_INVAL);
+	/* an id minted before the leading digit was bound (octet 9 zero, as
+	 * in rows an older twagd wrote) still works where a row holds it;
+	 * one of ours under another digit is not of this IMSI's */
+	{
+		char legacy[96], alt[96];
+
+		ossl_legacy_id('3', other, "", legacy, sizeof(legacy));
+		CHECK_OK(ops->pseudonym_store(ops->arg, ID(legacy), other, 15));
+		CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(legacy), out, &n));
+		CHECK(n == 15 && memcmp(out, other, 15) == 0);
+		snprintf(alt, sizeof(alt), "%s", mid(ops, "2pseudo-one", NULL, 0));
+		alt[0] = '7';
+		CHECK_ERR(ops->pseudonym_store(ops->arg, ID(alt), imsi, 15), TW_ERR_INVAL);
+	}
 
 	random_state(&r1, imsi, 50);
 	random_state(&r2, imsi, 23);
@@ -3934,10 +4005,11 @@ static void test_minted_ids(void)
 	mint_into(ops, "2", "00101", 5, p, sizeof(p));
 	ossl_id_imsi(p, dec, rnd);
 	CHECK(strcmp(dec, "00101") == 0);
-	CHECK_ERR(ops->mint_body(ops->arg, "1234", 4, b, sizeof(b), &n), TW_ERR_INVAL);
-	CHECK_ERR(ops->mint_body(ops->arg, "00101000000000x", 15, b, sizeof(b), &n),
+	CHECK_ERR(ops->mint_body(ops->arg, '2', "1234", 4, b, sizeof(b), &n), TW_ERR_INVAL);
+	CHECK_ERR(ops->mint_body(ops->arg, '2', "00101000000000x", 15, b, sizeof(b), &n),
 		  TW_ERR_INVAL);
-	CHECK_ERR(ops->mint_body(ops->arg, imsi, 15, b, 25, &n), TW_ERR_OVERFLOW);
+	CHECK_ERR(ops->mint_body(ops->arg, '2', imsi, 15, b, 25, &n), TW_ERR_OVERFLOW);
+	CHECK_ERR(ops->mint_body(ops->arg, 'x', imsi, 15, b, sizeof(b), &n), TW_ERR_INVAL);
 
 	/* only ids minted for the IMSI given */
 	mint_into(ops, "2", imsi, 15, p, sizeof(p));

@@ -149,7 +149,7 @@ static int ident_mint(struct ident_state *s, const char *imsi, char lead, bool w
 {
 	size_t n = 0;
 
-	if (s->ops->mint_body(s->ops->arg, imsi, 15, id + 1, ID_MAX - 1 - sizeof(realm), &n) !=
+	if (s->ops->mint_body(s->ops->arg, lead, imsi, 15, id + 1, ID_MAX - 1 - sizeof(realm), &n) !=
 	    TW_OK)
 		return -1;
 	id[0] = (uint8_t)lead;
