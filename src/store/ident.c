@@ -979,12 +979,16 @@ static int put(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key
 	return TW_ERR_NOMEM;
 }
 
+static void track_imsi(struct tw_store *st, int32_t idx);
+
 /*
  * ident_volatile: (kind, key) set to val as a clean entry, which no round
  * writes and the table drops, oldest first, when it needs room (a lookup
- * then misses: the peer authenticates fully). TW_OK or TW_ERR_NOMEM (no
- * entry free or clean: cannot be, as none is ever pending).
+ * then misses: the peer authenticates fully); a re-auth context is its
+ * IMSI's newest, and the third newest goes (track_imsi). TW_OK or
+ * TW_ERR_NOMEM (no entry free or clean: cannot be, none is ever pending).
  */
+
 static int put_memory(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key,
 		      size_t len, const void *val, size_t val_len)
 {
@@ -1007,8 +1011,63 @@ static int put_memory(struct tw_store *st, uint64_t h, uint8_t kind, const uint8
 	memcpy(&e->v, val, val_len < val_size(kind) ? val_len : val_size(kind));
 	e->created = stamp();
 	e->batch = 0; /* clean */
+	if (kind == IDENT_REAUTH)
+		track_imsi(st, idx);
 	pthread_mutex_unlock(&t->lock);
 	return TW_OK;
+}
+
+/* Whether slot reference (j, stamp) is still re-auth entry j as tracked
+ * for e's IMSI (not dropped or reused since: the stamps never repeat). */
+static bool tracked_live(const struct ident_table *t, int32_t j, int64_t stamp,
+			 const struct ident_ent *e)
+{
+	const struct ident_ent *x;
+
+	if (j < 0 || (uint32_t)j >= t->fresh)
+		return false;
+	x = &t->ent[j];
+	return x->linked && x->kind == IDENT_REAUTH && x->created == stamp &&
+	       x->v.r.imsi_len == e->v.r.imsi_len &&
+	       memcmp(x->v.r.imsi, e->v.r.imsi, e->v.r.imsi_len) == 0;
+}
+
+/*
+ * ident_volatile, t->lock held: re-auth entry idx (just put) becomes its
+ * IMSI's newest; of the ones tracked before, the newer stays valid (the
+ * peer may have missed the newest, RFC 4187 §5.4) and an older one is
+ * dropped, as the written-behind row keeps two. Tracked per IMSI hash in
+ * a direct-mapped array: two IMSIs on one slot track only the later
+ * (fewer drops, never a wrong one: tracked_live checks the IMSI).
+ */
+static void track_imsi(struct tw_store *st, int32_t idx)
+{
+	struct ident_table *t = tab(st);
+	const struct ident_ent *e = &t->ent[idx];
+	struct ident_imsi_slot *s;
+	int32_t keep = -1;
+	int64_t keep_stamp = 0;
+
+	if (t->imsi_slot == NULL)
+		return;
+	s = &t->imsi_slot[store_hash(st, IDENT_REAUTH, (const uint8_t *)e->v.r.imsi,
+				     e->v.r.imsi_len) & (t->n_imsi_slot - 1)];
+	for (int k = 0; k < 2; k++) {
+		int32_t j = s->i[k];
+
+		if (j == idx || !tracked_live(t, j, s->stamp[k], e))
+			continue;
+		if (keep < 0) {
+			keep = j;
+			keep_stamp = s->stamp[k];
+		} else {
+			drop_clean(t, j); /* the third */
+		}
+	}
+	s->i[0] = idx;
+	s->stamp[0] = e->created;
+	s->i[1] = keep;
+	s->stamp[1] = keep_stamp;
 }
 
 /* ident_volatile: (kind, key) out of memory, if there. */
@@ -1984,7 +2043,16 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	t->ent = tw_table_alloc(cap, sizeof(*t->ent));
 	t->link = tw_table_alloc(cap, sizeof(*t->link));
 	t->slots = tw_table_alloc(t->nslots, sizeof(*t->slots));
-	if (t->ent == NULL || t->link == NULL || t->slots == NULL) {
+	if (st->ident_volatile) {
+		t->n_imsi_slot = t->nslots;
+		t->imsi_slot = tw_table_alloc(t->n_imsi_slot, sizeof(*t->imsi_slot));
+		for (uint32_t i = 0; t->imsi_slot != NULL && i < t->n_imsi_slot; i++)
+			t->imsi_slot[i].i[0] = t->imsi_slot[i].i[1] = -1;
+	}
+	if (t->ent == NULL || t->link == NULL || t->slots == NULL ||
+	    (st->ident_volatile && t->imsi_slot == NULL)) {
+		tw_table_free(t->imsi_slot, t->n_imsi_slot, sizeof(*t->imsi_slot));
+		t->imsi_slot = NULL;
 		tw_table_free(t->ent, cap, sizeof(*t->ent));
 		tw_table_free(t->link, cap, sizeof(*t->link));
 		tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
@@ -2118,6 +2186,8 @@ void store_ident_free(struct tw_store *st)
 	tw_table_free(t->ent, t->cap, sizeof(*t->ent));
 	tw_table_free(t->link, t->cap, sizeof(*t->link));
 	tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
+	tw_table_free(t->imsi_slot, t->n_imsi_slot, sizeof(*t->imsi_slot));
+	t->imsi_slot = NULL;
 	if (t->pruned != NULL)
 		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
 	free(t->pruned);

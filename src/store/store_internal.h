@@ -205,6 +205,15 @@ struct ident_table {
 	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
 	size_t npruned, pruned_cap;
 	sqlite3 *ck;               /* checkpoint connection (flusher only) */
+	/* ident_volatile only (ident.c track_imsi): per IMSI hash, the newest
+	 * two re-auth contexts (entry and its creation stamp, which tells a
+	 * reference to an entry since dropped or reused), so a third drops
+	 * the oldest; n_imsi_slot a power of 2, NULL when not volatile */
+	struct ident_imsi_slot {
+		int32_t i[2];
+		int64_t stamp[2];
+	} *imsi_slot;
+	uint32_t n_imsi_slot;
 	/* counters (atomic: read by tw_store_get_stats) */
 	_Atomic uint64_t n_rounds, n_written, n_ns, n_max_ns, n_ckpt_ns, n_full, n_yields;
 };

@@ -1684,6 +1684,8 @@ static void test_identity_volatile(void)
 	const struct tw_eap_identity_ops *ops;
 	struct tw_eap_reauth_state r[40], got;
 	struct tw_subscriber s;
+	static struct tw_subscriber many[40];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
 	char imsi[16], other[16], out[16], name[32];
 	uint8_t junk[1 + 26];
 	size_t n = 0;
@@ -1735,9 +1737,15 @@ static void test_identity_volatile(void)
 	CHECK_OK(ops->reauth_remove(ops->arg, MIDR("8vol-reauth@wlan.example", r[0])));
 	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("8vol-reauth@wlan.example", r[0]), &got),
 		  TW_ERR_NOTFOUND);
-	/* 40 through a table of 16: the newest stay, the oldest went */
+	/* 40 subscribers' contexts through a table of 16: the newest stay,
+	 * the oldest went */
 	for (unsigned i = 0; i < 40; i++) {
-		random_state(&r[i], imsi, i % 3 == 0 ? 18 : i % 3 == 1 ? 23 : 50);
+		char mi[16];
+
+		random_imsi(mi);
+		make_milenage(&many[i], mi, amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &many[i], false));
+		random_state(&r[i], many[i].imsi, i % 3 == 0 ? 18 : i % 3 == 1 ? 23 : 50);
 		snprintf(name, sizeof(name), "4vol-%u@wlan.example", i);
 		CHECK_OK(ops->reauth_store(ops->arg, MIDR(name, r[i]), &r[i]));
 	}
@@ -1751,9 +1759,29 @@ static void test_identity_volatile(void)
 		}
 	}
 	CHECK(found == 16 && first_found == 24);
+	/* one subscriber's full authentications: its newest two contexts
+	 * stay (the peer may have missed the newest), older ones go at once,
+	 * as in the written-behind row; others' are untouched */
+	for (unsigned i = 0; i < 5; i++) {
+		random_state(&r[i], imsi, 23);
+		snprintf(name, sizeof(name), "4vol-full-%u@wlan.example", i);
+		CHECK_OK(ops->reauth_store(ops->arg, MIDR(name, r[i]), &r[i]));
+	}
+	for (unsigned i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "4vol-full-%u@wlan.example", i);
+		CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR(name, r[i]), &got),
+			  i >= 3 ? TW_OK : TW_ERR_NOTFOUND);
+	}
+	CHECK(store_ident_index_sound(st));
+	found = 0;
+	for (unsigned i = 27; i < 40; i++) {
+		snprintf(name, sizeof(name), "4vol-%u@wlan.example", i);
+		found += ops->reauth_lookup(ops->arg, MIDR(name, r[i]), &got) == TW_OK;
+	}
+	CHECK(found == 13); /* 16 - the 3 the table dropped for the 5 above (2 left) */
 	/* a replaced subscriber (a new card): its contexts no longer open */
 	CHECK_OK(tw_store_sub_put(st, &s, true));
-	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("4vol-39@wlan.example", r[39]), &got),
+	CHECK_ERR(ops->reauth_lookup(ops->arg, MIDR("4vol-full-4@wlan.example", r[4]), &got),
 		  TW_ERR_NOTFOUND);
 	random_state(&r[0], imsi, 23);
 	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8vol-again@wlan.example", r[0]), &r[0]));
@@ -1774,6 +1802,7 @@ static void test_identity_volatile(void)
 	for (unsigned i = 0; i < 40; i++)
 		tw_eap_reauth_state_wipe(&r[i]);
 	tw_wipe(&s, sizeof(s));
+	tw_wipe(many, sizeof(many));
 }
 
 static void test_identity(void)
