@@ -672,9 +672,14 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  * open window (rec_resync_live; so the cache may go over its bound by
  * those, at most the subscribers resyncing within resync_window), is
  * passed over. Drops records until the
- * cache is within its bound, or the hand has passed every bucket twice
- * (the first pass clears what the second finds: only records all in use
- * at once stop it), or STORE_EVICT_STEPS buckets: when a large cache
+ * cache is within its bound, or the hand has passed every bucket once, or
+ * STORE_EVICT_STEPS buckets. Once, not twice: a second pass in the same
+ * call would drop a record whose mark this call cleared, one looked up
+ * just before it (found dropping a subscriber looked up before every
+ * load, under TSan's timing, when the other records were busy with
+ * reservations); a call that finds nothing leaves the cache over its
+ * bound by one, and the next load's call finds what this one cleared.
+ * When a large cache
  * first fills, every record was used since it loaded, and the pass that
  * clears them is spread over the loads that follow (which go over the
  * bound by one each meanwhile: at 4 million records, about 2,000 loads)
@@ -708,8 +713,8 @@ static void rec_evict(struct tw_store *st)
 
 		pthread_mutex_lock(m);
 		if (budget == SIZE_MAX)
-			budget = 2 * st->nbucket < STORE_EVICT_STEPS ? 2 * st->nbucket
-								   : STORE_EVICT_STEPS;
+			budget = st->nbucket < STORE_EVICT_STEPS ? st->nbucket
+								 : STORE_EVICT_STEPS;
 		/* bucket b's stripe is b % STORE_STRIPES: nbucket is a multiple */
 		for (struct sub_rec **pp = &st->bucket[b & (st->nbucket - 1)]; *pp != NULL;
 		     pp = &(*pp)->next) {
