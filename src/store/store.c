@@ -667,11 +667,10 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  * last passed it is dropped (CLOCK: a lookup sets r->used, the hand clears
  * it). The hand walks the buckets, each under its stripe (the same for
  * every bucket count: rec_grow), and only tries a record's lock: one that
- * is held is in use. A record some thread waits for (pinned), whose
- * reservation is under way, or whose AUTS budgets are partly spent in an
- * open window (rec_resync_live; so the cache may go over its bound by
- * those, at most the subscribers resyncing within resync_window), is
- * passed over. Drops records until the
+ * is held is in use. A record some thread waits for (pinned), or whose
+ * reservation is under way, is passed over; one whose AUTS budgets are
+ * partly spent in an open window (rec_resync_live) leaves them behind for
+ * its next load (auts_save). Drops records until the
  * cache is within its bound, or the hand has passed every bucket once, or
  * STORE_EVICT_STEPS buckets. Once, not twice: a second pass in the same
  * call would drop a record whose mark this call cleared, one looked up
@@ -692,13 +691,49 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  */
 enum { STORE_EVICT_STEPS = 4096 };
 
-/* Whether r has spent some of its AUTS budgets in a window still open: it
- * is kept (dropping it would start them afresh on its next load, a way
- * round the rate limit for one who can make others load meanwhile). */
+/* Whether r has spent some of its AUTS budgets in a window still open:
+ * they are kept when it is dropped (auts_save), or its next load would
+ * start them afresh, a way round the rate limit for one who can make
+ * others load meanwhile. */
 static bool rec_resync_live(const struct tw_store *st, const struct sub_rec *r, int64_t now)
 {
 	return (r->resync_count > 0 || r->resync_bad > 0) &&
 	       now - r->resync_start < (int64_t)st->resync_window;
+}
+
+/* r's AUTS budgets kept for its next load (r->lock held). */
+static void auts_save(struct tw_store *st, const struct sub_rec *r)
+{
+	struct auts_keep *k;
+
+	if (st->auts_keep == NULL || r->hash == 0)
+		return;
+	k = &st->auts_keep[(r->hash >> 17) & (st->n_auts_keep - 1)];
+	pthread_mutex_lock(&st->auts_lock);
+	*k = (struct auts_keep){ r->hash, r->resync_start, r->resync_count, r->resync_bad };
+	pthread_mutex_unlock(&st->auts_lock);
+}
+
+/* A record being loaded (not linked yet) takes back the AUTS budgets kept
+ * when it was dropped, if its window is still open. */
+static void auts_restore(struct tw_store *st, struct sub_rec *r)
+{
+	struct auts_keep *k;
+	const int64_t now = mono_ns() / 1000000000;
+
+	if (st->auts_keep == NULL || r->hash == 0)
+		return;
+	k = &st->auts_keep[(r->hash >> 17) & (st->n_auts_keep - 1)];
+	pthread_mutex_lock(&st->auts_lock);
+	if (k->hash == r->hash) {
+		if (now - k->start < (int64_t)st->resync_window) {
+			r->resync_start = k->start;
+			r->resync_count = k->count;
+			r->resync_bad = k->bad;
+		}
+		k->hash = 0;
+	}
+	pthread_mutex_unlock(&st->auts_lock);
 }
 
 static void rec_evict(struct tw_store *st)
@@ -723,7 +758,7 @@ static void rec_evict(struct tw_store *st)
 			if (pthread_mutex_trylock(&r->lock) != 0)
 				continue;
 			if (r->used || r->ahead_queued || r->ahead_busy ||
-			    atomic_load(&r->pins) != 0 || rec_resync_live(st, r, now)) {
+			    atomic_load(&r->pins) != 0) {
 				r->used = false;
 				pthread_mutex_unlock(&r->lock);
 				continue;
@@ -735,6 +770,8 @@ static void rec_evict(struct tw_store *st)
 		}
 		pthread_mutex_unlock(m);
 		if (victim != NULL) {
+			if (rec_resync_live(st, victim, now))
+				auts_save(st, victim);
 			rec_bury(st, victim);
 			atomic_fetch_add(&st->n_evicted, 1);
 			pthread_mutex_unlock(&victim->lock);
@@ -898,6 +935,7 @@ static int rec_get(struct tw_store *st, const char *imsi, struct sub_rec **out)
 	}
 
 	r->hash = rec_hash(st, imsi, len);
+	auts_restore(st, r);
 	/* pinned until locked below: once linked it can be killed or evicted
 	 * by another thread, and must not be reused meanwhile */
 	r->used = true;
@@ -1479,6 +1517,10 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
 	st->sweep_ms = o->sweep_ms ? o->sweep_ms : EXPIRY_SWEEP_MS_DEFAULT;
 	st->sub_cache = o->sub_cache ? o->sub_cache : STORE_SUB_CACHE_DEFAULT;
+	/* a slot per cached record, up to 65536 (1.5 MiB) */
+	st->n_auts_keep = 16;
+	while (st->n_auts_keep < st->sub_cache && st->n_auts_keep < 65536)
+		st->n_auts_keep <<= 1;
 	if (o->ind_bits == 0 && o->ind_first == 0 && o->ind_count == 0) {
 		st->ind_bits = TW_SQN_IND_BITS_DEFAULT;
 		st->ind_first = 0;
@@ -1499,6 +1541,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	pthread_mutex_init(&st->db_lock, NULL);
 	pthread_mutex_init(&st->rd_lock, NULL);
 	pthread_mutex_init(&st->all_lock, NULL);
+	pthread_mutex_init(&st->auts_lock, NULL);
 	for (int i = 0; i < STORE_STRIPES; i++)
 		pthread_mutex_init(&st->stripe[i], NULL);
 	rc = tw_aes_init(&st->kek, o->kek, TW_STORE_KEK_LEN);
@@ -1509,6 +1552,12 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	rc = store_random(st->hash_key, sizeof(st->hash_key));
 	if (rc != TW_OK) {
 		store_say(errbuf, errbuf_len, "getrandom failed");
+		goto fail;
+	}
+	st->auts_keep = calloc(st->n_auts_keep, sizeof(*st->auts_keep));
+	if (st->auts_keep == NULL) {
+		rc = TW_ERR_NOMEM;
+		store_say(errbuf, errbuf_len, "out of memory");
 		goto fail;
 	}
 
@@ -1709,6 +1758,9 @@ void tw_store_close(struct tw_store *st)
 	pthread_mutex_destroy(&st->db_lock);
 	pthread_mutex_destroy(&st->rd_lock);
 	pthread_mutex_destroy(&st->all_lock);
+	pthread_mutex_destroy(&st->auts_lock);
+	free(st->auts_keep);
+	st->auts_keep = NULL;
 	for (int i = 0; i < STORE_STRIPES; i++)
 		pthread_mutex_destroy(&st->stripe[i]);
 	tw_aes_wipe(&st->kek);

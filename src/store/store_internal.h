@@ -5,8 +5,8 @@
  *
  * Locks, always taken in this order (never the other way round):
  *   rec->lock  ->  st->id.flush_lock  ->  st->db_lock  ->  st->id.lock
- *   ->  a stripe / st->all_lock
- * A stripe lock, all_lock and st->rd_lock are leaves: nothing is taken
+ *   ->  a stripe / st->all_lock / st->auts_lock
+ * A stripe lock, all_lock, auts_lock and st->rd_lock are leaves: nothing is taken
  * while they are held, except that a stripe's holder may TRY a record's
  * lock (rec_cached, rec_evict: never waiting for it). rec->lock guards one subscriber's SQN state and
  * keys; db_lock serialises the writing SQLite connection (st->db) and its
@@ -254,6 +254,19 @@ struct tw_store {
 	_Atomic bool growing;      /* a thread is growing it (rec_grow) */
 	pthread_mutex_t stripe[STORE_STRIPES];
 	pthread_mutex_t all_lock;
+	/* AUTS budgets of records dropped from the cache while their resync
+	 * window was open (store.c auts_save, auts_restore), by record hash
+	 * in a direct-mapped array of n_auts_keep (a power of 2) slots; hash
+	 * 0: empty. A reload takes them back, so dropping a record is no way
+	 * round the rate limit; a slot taken over by another record loses
+	 * the older (it takes about n_auts_keep resyncing subscribers) */
+	pthread_mutex_t auts_lock;
+	struct auts_keep {
+		uint64_t hash;
+		int64_t start;
+		unsigned count, bad;
+	} *auts_keep;
+	uint32_t n_auts_keep;
 	/* records come from chunks of STORE_REC_CHUNK (store.c rec_alloc, on
 	 * huge pages like the other look-up tables: twag/mem.h), under
 	 * all_lock; one never linked goes back to rec_spare, a dead one
