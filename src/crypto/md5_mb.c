@@ -27,12 +27,45 @@
 _Static_assert((int)TW_MD5_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
 
 /*
+ * The 64 steps of RFC 1321 §3.4 for a kernel's STEP(f, a, b, c, d, k, i, s)
+ * (f: the round's function as that kernel takes it; k: the message word,
+ * i: the constant T[i + 1], s: the rotation), four at a time with (a, b,
+ * c, d) renamed in turn; then MD5_64 the four rounds, f1..f4 being F, G,
+ * H and I: X[i], X[(1 + 5i) mod 16], X[(5 + 3i) mod 16], X[7i mod 16].
+ */
+#define MD5_4(STEP, f, i0, k0, k1, k2, k3, s0, s1, s2, s3)                              \
+	do {                                                                           \
+		STEP(f, a, b, c, d, k0, (i0) + 0, s0);                                 \
+		STEP(f, d, a, b, c, k1, (i0) + 1, s1);                                 \
+		STEP(f, c, d, a, b, k2, (i0) + 2, s2);                                 \
+		STEP(f, b, c, d, a, k3, (i0) + 3, s3);                                 \
+	} while (0)
+
+#define MD5_64(STEP, f1, f2, f3, f4)                                                   \
+	MD5_4(STEP, f1, 0, 0, 1, 2, 3, 7, 12, 17, 22);                                 \
+	MD5_4(STEP, f1, 4, 4, 5, 6, 7, 7, 12, 17, 22);                                 \
+	MD5_4(STEP, f1, 8, 8, 9, 10, 11, 7, 12, 17, 22);                               \
+	MD5_4(STEP, f1, 12, 12, 13, 14, 15, 7, 12, 17, 22);                            \
+	MD5_4(STEP, f2, 16, 1, 6, 11, 0, 5, 9, 14, 20);                                \
+	MD5_4(STEP, f2, 20, 5, 10, 15, 4, 5, 9, 14, 20);                               \
+	MD5_4(STEP, f2, 24, 9, 14, 3, 8, 5, 9, 14, 20);                                \
+	MD5_4(STEP, f2, 28, 13, 2, 7, 12, 5, 9, 14, 20);                               \
+	MD5_4(STEP, f3, 32, 5, 8, 11, 14, 4, 11, 16, 23);                              \
+	MD5_4(STEP, f3, 36, 1, 4, 7, 10, 4, 11, 16, 23);                               \
+	MD5_4(STEP, f3, 40, 13, 0, 3, 6, 4, 11, 16, 23);                               \
+	MD5_4(STEP, f3, 44, 9, 12, 15, 2, 4, 11, 16, 23);                              \
+	MD5_4(STEP, f4, 48, 0, 7, 14, 5, 6, 10, 15, 21);                               \
+	MD5_4(STEP, f4, 52, 12, 3, 10, 1, 6, 10, 15, 21);                              \
+	MD5_4(STEP, f4, 56, 8, 15, 6, 13, 6, 10, 15, 21);                              \
+	MD5_4(STEP, f4, 60, 4, 11, 2, 9, 6, 10, 15, 21)
+
+/*
  * One step, a = b + ((a + fn(b, c, d) + X[k] + T[i]) <<< s), with fn as a
  * three-input truth table (vpternlogd, imm over bits b c d): F = b ? c : d
  * (0xca), G = d ? b : c (0xe4), H = b ^ c ^ d (0x96), I = c ^ (b | ~d)
  * (0x39). Then (a, b, c, d) = (d, a, b, c) by renaming in the caller.
  */
-#define MB_STEP(a, b, c, d, imm, k, i, s)                                              \
+#define MB_STEP(imm, a, b, c, d, k, i, s)                                              \
 	do {                                                                           \
 		__m512i f_ = _mm512_ternarylogic_epi32((b), (c), (d), (imm));          \
 		__m512i t_ = _mm512_add_epi32(_mm512_add_epi32((a), f_),               \
@@ -40,14 +73,6 @@ _Static_assert((int)TW_MD5_MB_SEGS == (int)TW_MB_SEGS, "one segment count");
 							       _mm512_set1_epi32(      \
 								       (int)tw_md5_tab[(i)]))); \
 		(a) = _mm512_add_epi32((b), _mm512_rol_epi32(t_, (s)));                \
-	} while (0)
-
-#define MB_4(imm, i0, k0, k1, k2, k3, s0, s1, s2, s3)                                  \
-	do {                                                                           \
-		MB_STEP(a, b, c, d, imm, k0, (i0) + 0, s0);                            \
-		MB_STEP(d, a, b, c, imm, k1, (i0) + 1, s1);                            \
-		MB_STEP(c, d, a, b, imm, k2, (i0) + 2, s2);                            \
-		MB_STEP(b, c, d, a, imm, k3, (i0) + 3, s3);                            \
 	} while (0)
 
 /* One block of each of the 16 lanes: lane j's chaining value is column j
@@ -90,26 +115,7 @@ M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const
 		x[j + 4] = _mm512_shuffle_i32x4(t[j + 4], t[j + 12], 0x88);
 		x[j + 12] = _mm512_shuffle_i32x4(t[j + 4], t[j + 12], 0xdd);
 	}
-	/* §3.4 round 1: X[i] */
-	MB_4(0xca, 0, 0, 1, 2, 3, 7, 12, 17, 22);
-	MB_4(0xca, 4, 4, 5, 6, 7, 7, 12, 17, 22);
-	MB_4(0xca, 8, 8, 9, 10, 11, 7, 12, 17, 22);
-	MB_4(0xca, 12, 12, 13, 14, 15, 7, 12, 17, 22);
-	/* round 2: X[(1 + 5i) mod 16] */
-	MB_4(0xe4, 16, 1, 6, 11, 0, 5, 9, 14, 20);
-	MB_4(0xe4, 20, 5, 10, 15, 4, 5, 9, 14, 20);
-	MB_4(0xe4, 24, 9, 14, 3, 8, 5, 9, 14, 20);
-	MB_4(0xe4, 28, 13, 2, 7, 12, 5, 9, 14, 20);
-	/* round 3: X[(5 + 3i) mod 16] */
-	MB_4(0x96, 32, 5, 8, 11, 14, 4, 11, 16, 23);
-	MB_4(0x96, 36, 1, 4, 7, 10, 4, 11, 16, 23);
-	MB_4(0x96, 40, 13, 0, 3, 6, 4, 11, 16, 23);
-	MB_4(0x96, 44, 9, 12, 15, 2, 4, 11, 16, 23);
-	/* round 4: X[7i mod 16] */
-	MB_4(0x39, 48, 0, 7, 14, 5, 6, 10, 15, 21);
-	MB_4(0x39, 52, 12, 3, 10, 1, 6, 10, 15, 21);
-	MB_4(0x39, 56, 8, 15, 6, 13, 6, 10, 15, 21);
-	MB_4(0x39, 60, 4, 11, 2, 9, 6, 10, 15, 21);
+	MD5_64(MB_STEP, 0xca, 0xe4, 0x96, 0x39);
 	_mm512_storeu_si512(st[0], _mm512_add_epi32(a, a0));
 	_mm512_storeu_si512(st[1], _mm512_add_epi32(b, b0));
 	_mm512_storeu_si512(st[2], _mm512_add_epi32(c, c0));
@@ -146,14 +152,6 @@ M_TARGET static void mb16_block(uint32_t st[][TW_MB_LANES], const uint8_t *const
 						 _mm256_set1_epi32((int)tw_md5_tab[(i)]))); \
 			(a)[h_] = _mm256_add_epi32((b)[h_], A2_ROL(t_, (s)));            \
 		}                                                                        \
-	} while (0)
-
-#define A2_4(fn, i0, k0, k1, k2, k3, s0, s1, s2, s3)                                     \
-	do {                                                                             \
-		A2_STEP(fn, a, b, c, d, k0, (i0) + 0, s0);                               \
-		A2_STEP(fn, d, a, b, c, k1, (i0) + 1, s1);                               \
-		A2_STEP(fn, c, d, a, b, k2, (i0) + 2, s2);                               \
-		A2_STEP(fn, b, c, d, a, k3, (i0) + 3, s3);                               \
 	} while (0)
 
 /* Eight lanes' blocks (at p[0..7]) as x[k] = word k of every lane (§2:
@@ -200,26 +198,7 @@ a2_block(uint32_t st[][TW_MB_LANES], const uint8_t *const p[TW_MB_LANES], const 
 		d[h] = d0[h] = _mm256_loadu_si256((const __m256i *)(const void *)(st[3] + 8 * h));
 		a2_words(x[h], p + 8 * h);
 	}
-	/* §3.4 round 1: X[i] */
-	A2_4(A2_F, 0, 0, 1, 2, 3, 7, 12, 17, 22);
-	A2_4(A2_F, 4, 4, 5, 6, 7, 7, 12, 17, 22);
-	A2_4(A2_F, 8, 8, 9, 10, 11, 7, 12, 17, 22);
-	A2_4(A2_F, 12, 12, 13, 14, 15, 7, 12, 17, 22);
-	/* round 2: X[(1 + 5i) mod 16] */
-	A2_4(A2_G, 16, 1, 6, 11, 0, 5, 9, 14, 20);
-	A2_4(A2_G, 20, 5, 10, 15, 4, 5, 9, 14, 20);
-	A2_4(A2_G, 24, 9, 14, 3, 8, 5, 9, 14, 20);
-	A2_4(A2_G, 28, 13, 2, 7, 12, 5, 9, 14, 20);
-	/* round 3: X[(5 + 3i) mod 16] */
-	A2_4(A2_H, 32, 5, 8, 11, 14, 4, 11, 16, 23);
-	A2_4(A2_H, 36, 1, 4, 7, 10, 4, 11, 16, 23);
-	A2_4(A2_H, 40, 13, 0, 3, 6, 4, 11, 16, 23);
-	A2_4(A2_H, 44, 9, 12, 15, 2, 4, 11, 16, 23);
-	/* round 4: X[7i mod 16] */
-	A2_4(A2_I, 48, 0, 7, 14, 5, 6, 10, 15, 21);
-	A2_4(A2_I, 52, 12, 3, 10, 1, 6, 10, 15, 21);
-	A2_4(A2_I, 56, 8, 15, 6, 13, 6, 10, 15, 21);
-	A2_4(A2_I, 60, 4, 11, 2, 9, 6, 10, 15, 21);
+	MD5_64(A2_STEP, A2_F, A2_G, A2_H, A2_I);
 	for (int h = 0; h < H; h++) {
 		_mm256_storeu_si256((__m256i *)(void *)(st[0] + 8 * h), _mm256_add_epi32(a[h], a0[h]));
 		_mm256_storeu_si256((__m256i *)(void *)(st[1] + 8 * h), _mm256_add_epi32(b[h], b0[h]));
