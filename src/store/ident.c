@@ -988,7 +988,6 @@ static void track_imsi(struct tw_store *st, int32_t idx);
  * IMSI's newest, and the third newest goes (track_imsi). TW_OK or
  * TW_ERR_NOMEM (no entry free or clean: cannot be, none is ever pending).
  */
-
 static int put_memory(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key,
 		      size_t len, const void *val, size_t val_len)
 {

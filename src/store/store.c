@@ -670,16 +670,15 @@ static void rec_kill(struct tw_store *st, struct sub_rec *r)
  * is held is in use. A record some thread waits for (pinned), or whose
  * reservation is under way, is passed over; one whose AUTS budgets are
  * partly spent in an open window (rec_resync_live) leaves them behind for
- * its next load (auts_save). Drops records until the
- * cache is within its bound, or the hand has passed every bucket once, or
- * STORE_EVICT_STEPS buckets. Once, not twice: a second pass in the same
- * call would drop a record whose mark this call cleared, one looked up
- * just before it (found dropping a subscriber looked up before every
- * load, under TSan's timing, when the other records were busy with
- * reservations); a call that finds nothing leaves the cache over its
- * bound by one, and the next load's call finds what this one cleared.
- * When a large cache
- * first fills, every record was used since it loaded, and the pass that
+ * its next load (auts_save). Drops records until the cache is within its
+ * bound, or the hand has passed every bucket once, or STORE_EVICT_STEPS
+ * buckets. Once, not twice: a second pass in the same call would drop a
+ * record whose mark this call cleared, one looked up just before it
+ * (found dropping a subscriber looked up before every load, under TSan's
+ * timing, when the other records were busy with reservations); a call
+ * that finds nothing leaves the cache over its bound by one, and the next
+ * load's call finds what this one cleared. When a large cache first
+ * fills, every record was used since it loaded, and the pass that
  * clears them is spread over the loads that follow (which go over the
  * bound by one each meanwhile: at 4 million records, about 2,000 loads)
  * instead of holding one request for a pass over millions of buckets.
@@ -701,6 +700,12 @@ static bool rec_resync_live(const struct tw_store *st, const struct sub_rec *r, 
 	       now - r->resync_start < (int64_t)st->resync_window;
 }
 
+/* The slot of st->auts_keep for a record of hash h. */
+static struct auts_keep *auts_slot(struct tw_store *st, uint64_t h)
+{
+	return &st->auts_keep[(h >> 17) & (st->n_auts_keep - 1)];
+}
+
 /* r's AUTS budgets kept for its next load (r->lock held). */
 static void auts_save(struct tw_store *st, const struct sub_rec *r)
 {
@@ -708,7 +713,7 @@ static void auts_save(struct tw_store *st, const struct sub_rec *r)
 
 	if (st->auts_keep == NULL || r->hash == 0)
 		return;
-	k = &st->auts_keep[(r->hash >> 17) & (st->n_auts_keep - 1)];
+	k = auts_slot(st, r->hash);
 	pthread_mutex_lock(&st->auts_lock);
 	*k = (struct auts_keep){ r->hash, r->resync_start, r->resync_count, r->resync_bad };
 	pthread_mutex_unlock(&st->auts_lock);
@@ -719,14 +724,13 @@ static void auts_save(struct tw_store *st, const struct sub_rec *r)
 static void auts_restore(struct tw_store *st, struct sub_rec *r)
 {
 	struct auts_keep *k;
-	const int64_t now = mono_ns() / 1000000000;
 
 	if (st->auts_keep == NULL || r->hash == 0)
 		return;
-	k = &st->auts_keep[(r->hash >> 17) & (st->n_auts_keep - 1)];
+	k = auts_slot(st, r->hash);
 	pthread_mutex_lock(&st->auts_lock);
 	if (k->hash == r->hash) {
-		if (now - k->start < (int64_t)st->resync_window) {
+		if (mono_ns() / 1000000000 - k->start < (int64_t)st->resync_window) {
 			r->resync_start = k->start;
 			r->resync_count = k->count;
 			r->resync_bad = k->bad;
@@ -739,7 +743,6 @@ static void auts_restore(struct tw_store *st, struct sub_rec *r)
 static void rec_evict(struct tw_store *st)
 {
 	size_t steps = 0, budget = SIZE_MAX;
-	const int64_t now = mono_ns() / 1000000000;
 
 	while (steps++ < budget && atomic_load(&st->n_loaded) > st->sub_cache) {
 		size_t b = atomic_fetch_add(&st->evict_hand, 1);
@@ -770,7 +773,7 @@ static void rec_evict(struct tw_store *st)
 		}
 		pthread_mutex_unlock(m);
 		if (victim != NULL) {
-			if (rec_resync_live(st, victim, now))
+			if (rec_resync_live(st, victim, mono_ns() / 1000000000))
 				auts_save(st, victim);
 			rec_bury(st, victim);
 			atomic_fetch_add(&st->n_evicted, 1);
