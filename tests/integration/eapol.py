@@ -68,6 +68,15 @@ def attach_ok(what, r, umts=None, gsm=None, mppe=1, session_timeout=3600):
     return ok
 
 
+def attach_ok_cards(what, r, method, cards, mppe):
+    """attach_ok with the card asked `cards` times: GSM-AUTH for EAP-SIM,
+    UMTS-AUTH for EAP-AKA and EAP-AKA'."""
+    if method == "sim":
+        attach_ok(what, r, gsm=cards, mppe=mppe)
+    else:
+        attach_ok(what, r, umts=cards, mppe=mppe)
+
+
 def main():
     if not T.milenage_selftest(R) or not T.binaries_ok(R):
         return
@@ -135,10 +144,7 @@ def main():
         digit = {"aka-prime": 6, "aka": 0, "sim": 1}[method]
         mx0 = d.metrics()
         r = T.eapol_test(d, method, T.nai(digit, imsi), card, reauth=2)
-        if method == "sim":
-            attach_ok(f"{method} fast re-auth x2", r, gsm=1, mppe=3)
-        else:
-            attach_ok(f"{method} fast re-auth x2", r, umts=1, mppe=3)
+        attach_ok_cards(f"{method} fast re-auth x2", r, method, 1, mppe=3)
         ids = T.eapol_identities(r.output)
         rdig = {"aka-prime": "8", "aka": "4", "sim": "5"}[method]
         R.check(len(ids) == 3 and ids[0] == T.nai(digit, imsi)
@@ -212,10 +218,7 @@ def pseudonym_phase(d, subs):
                                      ("sim", "sim", 1, "3")):
         imsi, card = subs[key]
         r = T.eapol_test(d, method, T.nai(digit, imsi), card, reauth=1)
-        if method == "sim":
-            attach_ok(f"{method} full + pseudonym full", r, gsm=2, mppe=2)
-        else:
-            attach_ok(f"{method} full + pseudonym full", r, umts=2, mppe=2)
+        attach_ok_cards(f"{method} full + pseudonym full", r, method, 2, mppe=2)
         ids = T.eapol_identities(r.output)
         R.check(len(ids) == 2 and ids[1][:1] == pdig and imsi not in ids[1],
                 f"{method}: the second round uses a pseudonym '{pdig}...' ({ids})")
@@ -234,10 +237,7 @@ def volatile_reauth_phase(d, subs):
         imsi, card = subs[key]
         mx0 = d.metrics()
         r = T.eapol_test(d, method, T.nai(digit, imsi), card, reauth=2)
-        if method == "sim":
-            attach_ok(f"--volatile-identities: {method} fast re-auth x2", r, gsm=1, mppe=3)
-        else:
-            attach_ok(f"--volatile-identities: {method} fast re-auth x2", r, umts=1, mppe=3)
+        attach_ok_cards(f"--volatile-identities: {method} fast re-auth x2", r, method, 1, mppe=3)
         time.sleep(0.4)  # write-behind rounds (every 100 ms) had their chance
         mx1 = d.metrics()
         got = T.mdelta(mx0, mx1, "twag_attaches_total", method=method, kind="reauth")
