@@ -9,7 +9,8 @@
  *
  * NOT constant-time: COMP128 indexes its tables with key-dependent values by
  * design (see src/auth/comp128.c for why that is accepted here). Only the
- * AVX-512 VBMI path of v1 (register-held tables, byte permutes) is not.
+ * vector paths of v1 are not: AVX-512 VBMI (register-held tables, byte
+ * permutes) and AVX2 (byte shuffles over every 16-entry piece of a table).
  */
 #ifndef TWAG_COMP128_H
 #define TWAG_COMP128_H
@@ -40,8 +41,9 @@ TW_MUST_CHECK int tw_comp128(unsigned version /* 1, 2, 3 */, const uint8_t ki[st
 /*
  * tw_comp128 for n RANDs under one Ki (the n triplets of an EAP-SIM
  * authentication): (sres[i], kc[i]) from rand_[i]. With AVX-512 VBMI, v1
- * runs up to four at once in byte permutes over register-held tables
- * (the time then does not depend on Ki or RAND). TW_OK;
+ * runs up to four at once in byte permutes over register-held tables,
+ * with AVX2 up to three in byte shuffles (the time then does not depend
+ * on Ki or RAND). TW_OK;
  * TW_ERR_UNSUPPORTED for another version; TW_ERR_INVAL for NULL arrays
  * with n > 0 (outputs untouched in both cases).
  */

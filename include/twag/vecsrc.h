@@ -144,7 +144,7 @@ TW_MUST_CHECK int tw_vecsrc_sim(struct tw_subscriber *s, const uint8_t rand_[sta
 /*
  * n (1..3) triplets, one per rands[i], as n calls of tw_vecsrc_sim; a
  * COMP128 subscriber's are computed together (tw_comp128_many: v1 runs
- * them side by side with AVX-512 VBMI). TW_OK, or as tw_vecsrc_sim (and
+ * them side by side with AVX-512 VBMI or AVX2). TW_OK, or as tw_vecsrc_sim (and
  * TW_ERR_INVAL for n outside 1..3); all of out is zeroed on error.
  */
 TW_MUST_CHECK int tw_vecsrc_sim_many(struct tw_subscriber *s, const uint8_t rands[][16],

@@ -1,7 +1,9 @@
 /*
  * twag-bench — COMP128 v1, v2, v3 (GSM A3/A8; the algorithm descriptions
  * cited in include/twag/comp128.h) beside libosmocore's osmo_auth_gen_vec
- * with OSMO_AUTH_ALG_COMP128v1/2/3, the same (Ki, RAND) -> (SRES, Kc).
+ * with OSMO_AUTH_ALG_COMP128v1/2/3, the same (Ki, RAND) -> (SRES, Kc);
+ * and v1's three triplets of one EAP-SIM authentication (one Ki, three
+ * RANDs: tw_comp128_many, whose vector paths run them side by side).
  */
 #include <string.h>
 
@@ -172,3 +174,111 @@ C128_SCENARIOS(2)
 C128_OSMO(2)
 C128_SCENARIOS(3)
 C128_OSMO(3)
+
+/* ---- three v1 triplets per operation (one EAP-SIM authentication) ---- */
+
+static int c128_setup_1(void *p, const struct bench_thread *t);
+
+static int trip_run(void *p, uint64_t n)
+{
+	struct c128_state *s = p;
+	uint8_t rands[3][16], sres[3][4], kc[3][8];
+
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned j = s->next++ % NSUB;
+
+		s->rand_[j][15]++;
+		for (unsigned k = 0; k < 3; k++) {
+			memcpy(rands[k], s->rand_[j], 16);
+			rands[k][0] ^= (uint8_t)k;
+		}
+		if (tw_comp128_many(1, s->ki[j], 3, (const uint8_t(*)[16])rands, sres, kc) != TW_OK)
+			return -1;
+	}
+	tw_wipe(sres, sizeof(sres));
+	tw_wipe(kc, sizeof(kc));
+	return 0;
+}
+
+/* Input: Ki | RAND1 | RAND2 | RAND3; output (SRES | Kc) x 3. */
+static int trip_once(void *p, const uint8_t in[BENCH_IN_LEN], uint8_t *out, size_t *len)
+{
+	uint8_t sres[3][4], kc[3][8];
+
+	(void)p;
+	if (tw_comp128_many(1, in, 3, (const uint8_t(*)[16])(in + 16), sres, kc) != TW_OK)
+		return -1;
+	for (unsigned k = 0; k < 3; k++) {
+		memcpy(out + 12 * k, sres[k], 4);
+		memcpy(out + 12 * k + 4, kc[k], 8);
+	}
+	*len = 36;
+	return 0;
+}
+
+static const struct bench_scenario sc_comp128_trip = {
+	.name = "comp128v1-triplets",
+	.impl = "twag",
+	.what = "COMP128 v1, 3 RANDs of one Ki (an EAP-SIM authentication's triplets)",
+#if defined(TW_HAVE_OSMO)
+	.refs = "comp128v1-triplets.osmo",
+#else
+	.refs = "",
+#endif
+	.state_size = sizeof(struct c128_state),
+	.setup = c128_setup_1, .run = trip_run, .once = trip_once,
+	.teardown = c128_teardown,
+};
+BENCH_REGISTER(sc_comp128_trip)
+
+#if defined(TW_HAVE_OSMO)
+static int trip_osmo_run(void *p, uint64_t n)
+{
+	struct c128_state *s = p;
+	struct osmo_auth_vector vec;
+
+	for (uint64_t i = 0; i < n; i++) {
+		unsigned j = s->next++ % NSUB;
+
+		s->rand_[j][15]++;
+		for (unsigned k = 0; k < 3; k++) {
+			uint8_t r[16];
+
+			memcpy(r, s->rand_[j], 16);
+			r[0] ^= (uint8_t)k;
+			if (osmo_auth_gen_vec(&vec, &s->aud[j], r) != 0)
+				return -1;
+		}
+	}
+	tw_wipe(&vec, sizeof(vec));
+	return 0;
+}
+
+static int trip_osmo_once(void *p, const uint8_t in[BENCH_IN_LEN], uint8_t *out, size_t *len)
+{
+	size_t l;
+
+	(void)p;
+	for (unsigned k = 0; k < 3; k++) {
+		uint8_t ki_rand[BENCH_IN_LEN] = { 0 };
+
+		memcpy(ki_rand, in, 16);
+		memcpy(ki_rand + 16, in + 16 + 16 * k, 16);
+		if (osmo_once_v(ki_rand, out + 12 * k, &l, OSMO_AUTH_ALG_COMP128v1) != 0)
+			return -1;
+		tw_wipe(ki_rand, sizeof(ki_rand));
+	}
+	*len = 36;
+	return 0;
+}
+
+static const struct bench_scenario sc_comp128_trip_osmo = {
+	.name = "comp128v1-triplets.osmo",
+	.impl = "libosmocore",
+	.what = "osmo_auth_gen_vec(COMP128v1) x 3",
+	.state_size = sizeof(struct c128_state),
+	.setup = c128_setup_1, .run = trip_osmo_run, .once = trip_osmo_once,
+	.teardown = c128_teardown,
+};
+BENCH_REGISTER(sc_comp128_trip_osmo)
+#endif
