@@ -287,7 +287,7 @@ static void comp128_v1(const uint8_t ki[static 16], const uint8_t rand_[static 1
 #include <immintrin.h>
 
 #include "twag/cpu.h"
-#include "vec_scrub.h"
+#include "../common/vec_scrub.h"
 
 #define V1_VBMI_TARGET __attribute__((target("avx2,avx512f,avx512bw,avx512vl,avx512vbmi")))
 

@@ -18,7 +18,7 @@
 #include "twag/bytes.h"
 #include "twag/milenage.h"
 #include "milenage_internal.h"
-#include "vec_scrub.h"
+#include "../common/vec_scrub.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

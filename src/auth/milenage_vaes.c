@@ -20,7 +20,7 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#include "vec_scrub.h"
+#include "../common/vec_scrub.h"
 
 #define V_ATTR "aes,sse4.1,avx2,vaes,avx512f,avx512vl,avx512bw"
 #define V_TARGET __attribute__((target(V_ATTR)))

@@ -76,13 +76,16 @@ static inline void tw_mb_lane_take(struct tw_mb_lane *l, uint32_t st[][TW_MB_LAN
 /*
  * Runs n jobs (view(jobs, i) describes job i) through kernel; words is
  * the chaining value's length in 32-bit words (at most TW_MB_MAX_WORDS).
- * Wipes its copies of the chaining values. Inline, so that each hash's
- * copy calls its view and kernel directly with words a constant: the
+ * Wipes its copies of the chaining values. Always inline, so that each
+ * hash's copy calls its view and kernel directly with words a constant
+ * (and the kernel's frame lies right below its caller's, for
+ * tw_vec_scrub_stack): the
  * jobs of RADIUS are a few blocks each, and the bookkeeping per job
  * weighed as much as the 16-lane kernel when it went through pointers.
  */
-static inline void tw_mb_run(void *jobs, size_t n, struct tw_mb_view (*view)(void *jobs, size_t i),
-			     unsigned words, tw_mb_kernel kernel)
+static inline __attribute__((always_inline)) void
+tw_mb_run(void *jobs, size_t n, struct tw_mb_view (*view)(void *jobs, size_t i), unsigned words,
+	  tw_mb_kernel kernel)
 {
 	uint32_t st[TW_MB_MAX_WORDS][TW_MB_LANES];
 	const uint8_t *p[TW_MB_LANES];

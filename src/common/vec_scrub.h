@@ -1,8 +1,9 @@
 /*
- * twag — wiping what the vector kernels of src/auth (AES-NI, VAES,
- * AVX-512) leave behind (not a public header): key-derived values stay in
- * the vector registers after a kernel returns, and what the compiler could
- * not keep in registers was spilled to the kernel's stack frame.
+ * twag — wiping what the vector kernels (AES-NI, VAES, AVX2, AVX-512 in
+ * src/auth and src/crypto) leave behind (not a public header): key-derived
+ * values stay in the vector registers after a kernel returns, and what the
+ * compiler could not keep in registers was spilled to the kernel's stack
+ * frame.
  */
 #ifndef TWAG_VEC_SCRUB_H
 #define TWAG_VEC_SCRUB_H
@@ -46,8 +47,12 @@ enum { TW_VEC_SCRUB_MAX = 4096 };
  * caller's frame, where a noinline kernel the caller has just called kept
  * its frame (the next call from the same caller lands on the same stack):
  * n must cover that kernel's frame and saved registers (see objdump).
+ * Called through the macro below, never as a tail call: a call in tail
+ * position becomes a jump made after the caller's frame is released, so
+ * the wiped octets would start that frame's size higher up and miss the
+ * bottom of the kernel's frame.
  */
-__attribute__((noinline, unused)) static void tw_vec_scrub_stack(size_t n)
+__attribute__((noinline, unused)) static void tw_vec_scrub_stack_fn(size_t n)
 {
 	uint8_t buf[TW_VEC_SCRUB_MAX];
 
@@ -56,5 +61,12 @@ __attribute__((noinline, unused)) static void tw_vec_scrub_stack(size_t n)
 	tw_wipe(buf + sizeof(buf) - n, n);
 	__asm__ volatile("" : : "r"(buf) : "memory");
 }
+
+/* the empty statement after the call keeps it out of tail position */
+#define tw_vec_scrub_stack(n)                                                  \
+	do {                                                                   \
+		tw_vec_scrub_stack_fn(n);                                      \
+		__asm__ volatile("" ::: "memory");                             \
+	} while (0)
 
 #endif
