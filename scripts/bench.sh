@@ -13,10 +13,13 @@ scripts/deps.sh bench
 bin=${BENCH_BIN:-$build/twag-bench}
 [ -n "${BENCH_BIN:-}" ] || make --no-print-directory BUILD="$build" "$build/twag-bench" >&2
 out=$(mktemp)
-trap 'rm -f "$out"' EXIT
+err=$(mktemp)
+trap 'rm -f "$out" "$err"' EXIT
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
-"$bin" --plot bench/results.svg "$@" >"$out"
+# stderr (progress, notes) shown as it comes and kept for the notes below
+set -o pipefail
+"$bin" --plot bench/results.svg "$@" 2>&1 >"$out" | tee "$err" >&2
 secs=$(($(date +%s) - start))
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 {
@@ -35,6 +38,13 @@ load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 	echo
 	cat "$out"
 	echo
+	if grep -q 'write-behind thread' "$err"; then
+		echo "The identity rows' write-behind thread, not in the ident-store rows"
+		echo "(its CPU per op from /proc, printed by twag-bench on stderr):"
+		echo
+		grep 'write-behind thread' "$err" | sed 's/^/- /'
+		echo
+	fi
 	echo "Regenerate with one command: \`scripts/bench.sh\` (writes this file);"
 	echo "\`make bench\` prints the same table without saving it."
 } >bench/RESULTS.md

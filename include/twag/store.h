@@ -72,6 +72,12 @@ struct tw_store_opts {
 	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
 	unsigned sweep_ms;       /* ms between sweeps of expired re-auth
 				  * state from the database (0: 60000) */
+	/* ms between two write-behind rounds of identity rows (0: 1000;
+	 * sooner when a quarter of ident_cache, at most 16384 entries, is
+	 * pending). Longer rounds update each B-tree page for more rows
+	 * at once; a power cut loses up to this much (those phones then
+	 * authenticate fully once, with an identity round). */
+	unsigned ident_flush_ms;
 	/* AUTS that do not move SEQ_HE (bad MAC-S, or a valid but stale or
 	 * replayed one) per resync_window s, a budget of their own (0: 10) */
 	unsigned resync_bad_max;

@@ -62,6 +62,7 @@ static const struct opt opts[] = {
 	{ "resync-bad-max", K_UINT, 1, 1000 },
 	{ "reauth-ttl", K_UINT, 1, 30 * 86400 },
 	{ "identity-cache", K_UINT, 16, 1 << 24 },
+	{ "identity-flush-ms", K_UINT, 10, 60000 },
 	{ "subscriber-cache", K_UINT, 16, 1 << 26 },
 	{ "help", K_FLAG, 0, 0 },
 };
@@ -295,6 +296,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->reauth_ttl = (unsigned)n;
 		else if (strcmp(o->name, "identity-cache") == 0)
 			c->identity_cache = (unsigned)n;
+		else if (strcmp(o->name, "identity-flush-ms") == 0)
+			c->identity_flush_ms = (unsigned)n;
 		else if (strcmp(o->name, "subscriber-cache") == 0)
 			c->subscriber_cache = (unsigned)n;
 		return TW_OK;

@@ -76,6 +76,7 @@ static const char usage_text[] =
 	"  --resync-bad-max N        bad or stale AUTS per subscriber per window (default 10)\n"
 	"  --reauth-ttl S            an unused fast re-auth identity lives (default 86400)\n"
 	"  --identity-cache N        pseudonym/re-auth entries kept in memory (default 65536)\n"
+	"  --identity-flush-ms MS    identity rows written behind this often (default 1000)\n"
 	"  --subscriber-cache N      subscribers kept in memory (default 4194304)\n"
 	"  --pid-file F              write the process id here\n";
 
@@ -507,6 +508,7 @@ int tw_srv_main(int argc, char **argv)
 	so.resync_bad_max = srv->cfg.resync_bad_max;
 	so.reauth_ttl = srv->cfg.reauth_ttl;
 	so.ident_cache = srv->cfg.identity_cache;
+	so.ident_flush_ms = srv->cfg.identity_flush_ms;
 	so.ident_volatile = srv->cfg.volatile_ids;
 	so.sub_cache = srv->cfg.subscriber_cache;
 	rc = tw_store_open(&srv->store, &so, err, sizeof(err));

@@ -6,10 +6,16 @@
  * A bounded table in memory (allocated at open; an exhausted table evicts
  * the oldest entries already written, never unwritten ones) is written
  * behind to SQLite by a thread, in one transaction per round: every
- * STORE_FLUSH_MS, or sooner when STORE_FLUSH_BATCH entries are pending,
- * and on close. A miss falls back to the database. A removed re-auth id is
- * a tombstone until its row is deleted, so a lookup never finds it again
- * in the database meanwhile.
+ * ident_flush_ms (tw_store_opts, 1 s by default), or sooner when
+ * flush_at entries (a quarter of the table, at most STORE_FLUSH_BATCH)
+ * are pending, and on close. The thread itself wakes every
+ * STORE_FLUSH_MS for its other work. Rounds far apart cost less per
+ * row: the rows of a round that share a B-tree page are one page write
+ * (to the WAL, then the checkpoint's), and at scale nearly every row has
+ * a page of its own, so a round per 100 ms wrote about a page per row.
+ * A miss falls back to the database. A removed re-auth id is a tombstone
+ * until its row is deleted, so a lookup never finds it again in the
+ * database meanwhile.
  *
  * The packet path never waits for SQLite work of the write-behind thread:
  * a round takes the pending entries under the table lock in O(1) (a list
@@ -1986,10 +1992,12 @@ static void *flusher(void *arg)
 {
 	struct tw_store *st = arg;
 	struct ident_table *t = tab(st);
+	int64_t ident_due = mono_ns() + (int64_t)st->ident_flush_ms * 1000000;
 
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		struct timespec ts;
+		bool rows;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += STORE_FLUSH_MS * 1000000L;
@@ -2006,12 +2014,22 @@ static void *flusher(void *arg)
 			;
 		if (t->stop)
 			break;
+		/* an identity round: its period over, enough pending, the
+		 * rest of a partial round, or a sweep of expired state due
+		 * (t->sweep_more and t->last_expiry change only in rounds
+		 * this thread runs, or after it stopped) */
+		rows = t->pending.n >= t->flush_at || t->rest_left || mono_ns() >= ident_due ||
+		       t->sweep_more ||
+		       wall_us() - t->last_expiry >= (int64_t)st->sweep_ms * 1000;
 		pthread_mutex_unlock(&t->lock);
 		/* SQN reserve-ahead first: a vector path may soon wait for it */
 		store_ahead_run(st);
-		if (store_ident_flush(st) != TW_OK) {
-			/* counted in io_errors; the batch stays taken and the
-			 * next round writes it again */
+		if (rows) {
+			ident_due = mono_ns() + (int64_t)st->ident_flush_ms * 1000000;
+			if (store_ident_flush(st) != TW_OK) {
+				/* counted in io_errors; the batch stays taken
+				 * and the next round writes it again */
+			}
 		}
 		/* subscribers deleted/replaced by another process (store.c) */
 		store_poll_changes(st);

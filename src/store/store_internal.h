@@ -51,8 +51,12 @@ enum {
 	STORE_SUB_CACHE_DEFAULT = 1 << 22, /* subscribers in memory at most */
 	STORE_WRAP_MAX = 40,          /* RFC 3394 wrap of a 32-octet key */
 	STORE_BUSY_MS_DEFAULT = 200,  /* "a short busy timeout" */
-	STORE_FLUSH_MS = 100,         /* identity write-behind period ... */
-	STORE_FLUSH_BATCH = 4096,     /* ... or this many pending entries */
+	STORE_FLUSH_MS = 100,         /* the write-behind thread's period (SQN
+				       * reserve-ahead, changes by others) */
+	STORE_IDENT_FLUSH_MS_DEFAULT = 1000, /* identity rows: a round this
+				       * often ... */
+	STORE_FLUSH_BATCH = 16384,    /* ... or once this many entries (at most
+				       * a quarter of the table) are pending */
 	STORE_SWEEP_ROWS = 1024,      /* rows a sweep of expired re-auth state looks at */
 	EXPIRY_SWEEP_MS_DEFAULT = 60000, /* between two such sweeps */
 	STORE_CKPT_PAGES = 2048,      /* WAL frames that make the flusher checkpoint */
@@ -241,7 +245,7 @@ struct tw_store {
 
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned ind_bits, ind_first, ind_count;
-	unsigned reauth_ttl, sweep_ms;
+	unsigned reauth_ttl, sweep_ms, ident_flush_ms;
 	bool read_only;
 	bool ident_volatile;       /* identities in memory only (ident.c) */
 

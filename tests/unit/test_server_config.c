@@ -96,15 +96,15 @@ static void test_flags(void)
 	/* the store's knobs: 0 (its defaults) unless given */
 	CHECK(c.sqn_block == 0 && c.resync_max == 0 && c.resync_window == 0 &&
 	      c.resync_bad_max == 0 && c.reauth_ttl == 0 && c.identity_cache == 0 &&
-	      c.subscriber_cache == 0);
+	      c.identity_flush_ms == 0 && c.subscriber_cache == 0);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --sqn-block 32 --resync-max 5 "
 			  "--resync-window=120 --resync-bad-max 20 --reauth-ttl 3600 "
-			  "--identity-cache 1024 --subscriber-cache 100000",
+			  "--identity-cache 1024 --identity-flush-ms 250 --subscriber-cache 100000",
 		      err, sizeof(err)));
 	CHECK(c.sqn_block == 32 && c.resync_max == 5 && c.resync_window == 120 &&
 	      c.resync_bad_max == 20 && c.reauth_ttl == 3600 && c.identity_cache == 1024 &&
-	      c.subscriber_cache == 100000);
+	      c.identity_flush_ms == 250 && c.subscriber_cache == 100000);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s", err, sizeof(err)));
 	tw_srv_config_free(&c);
@@ -147,6 +147,11 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --resync-bad-max 1001", "--resync-bad-max" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-ttl 0", "--reauth-ttl" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-cache 15", "--identity-cache" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 9", "--identity-flush-ms" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 60001",
+		  "--identity-flush-ms" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 1s",
+		  "--identity-flush-ms" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --subscriber-cache 15", "--subscriber-cache" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --subscriber-cache 67108865",
 		  "--subscriber-cache" },

@@ -13,9 +13,11 @@
  * the triplets of a full authentication load them), so the table fills,
  * then evicts what the write-behind made clean, as in a running gateway.
  * The row is thread CPU time: the write-behind thread's own CPU is not in
- * it (bench/gateway.sh measures the whole process).
+ * it (bench/gateway.sh measures the whole process); at the end of the row
+ * that thread's CPU per op (from /proc, by its name) is printed on stderr.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,14 +48,59 @@ struct ident_state {
 	struct tw_eap_reauth_state rs;
 	unsigned next;
 	int64_t due_ns; /* CLOCK_MONOTONIC: when the next PACE_OPS ops may start */
+	int64_t wb_ns0; /* the write-behind thread's CPU at the first op, or -1 */
+	uint64_t n_ops;  /* ops run */
 };
+
+/* CPU time (ns, /proc/self/task/TID/schedstat) of this process's thread
+ * named twag-store-wb (the store's write-behind), or -1. */
+static int64_t wb_cpu_ns(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int64_t ns = -1;
+
+	if (d == NULL)
+		return -1;
+	while (ns < 0 && (e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		long long v;
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		fclose(f);
+		if (strncmp(comm, "twag-store-wb", 13) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", e->d_name);
+		f = fopen(path, "r");
+		if (f != NULL && fscanf(f, "%lld", &v) == 1)
+			ns = v;
+		if (f != NULL)
+			fclose(f);
+	}
+	closedir(d);
+	return ns;
+}
 
 static void ident_teardown(void *p)
 {
 	struct ident_state *s = p;
 	static const char *const sfx[] = { "", "-wal", "-shm" };
 	char f[128];
+	int64_t wb = s->st != NULL && s->wb_ns0 >= 0 ? wb_cpu_ns() : -1;
 
+	if (wb >= 0 && s->n_ops > 0)
+		fprintf(stderr, "%s: write-behind thread %.2f µs CPU per op (%llu ops, %u subscribers)\n",
+			s->nsub == NSUB ? "ident-store" : "ident-store-256k",
+			(double)(wb - s->wb_ns0) / 1e3 / (double)s->n_ops, (unsigned long long)s->n_ops,
+			s->nsub);
 	tw_store_close(s->st);
 	s->st = NULL;
 	free(s->imsi);
@@ -116,6 +163,7 @@ static int ident_setup(void *p, const struct bench_thread *t, unsigned nsub)
 		if (tw_store_sim_triplets(s->st, s->imsi[i], rands, 1, &tr) != TW_OK)
 			goto out;
 	}
+	s->wb_ns0 = -1;
 	s->rs.method = 18; /* EAP-SIM */
 	s->rs.imsi_len = 15;
 	s->rs.k_aut_len = 16;
@@ -167,6 +215,9 @@ static int ident_run(void *p, uint64_t n)
 	uint8_t ps[ID_MAX], ra[ID_MAX];
 	size_t pl, rl;
 
+	if (s->n_ops == 0)
+		s->wb_ns0 = wb_cpu_ns();
+	s->n_ops += n;
 	for (uint64_t i = 0; i < n; i++) {
 		/* the subscribers in a scattered order (an odd multiplier
 		 * permutes 0..nsub-1, nsub a power of two), as attaches come:
