@@ -473,7 +473,7 @@ struct tw_srv_metrics {
 	uint64_t store_reservations_sync, store_reservations_ahead;
 	uint64_t store_reservations_batched, store_reservation_batch_commits;
 	uint64_t store_evicted, store_recycled;
-	uint64_t store_ident_written, store_ident_full;
+	uint64_t store_ident_written, store_ident_full, store_ident_row_writes;
 	/* the identity write-behind's rounds and the WAL checkpoints */
 	uint64_t store_ident_rounds, store_ident_yields;
 	uint64_t store_ident_write_ns, store_ident_write_max_ns, store_checkpoint_ns;

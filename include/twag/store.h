@@ -249,6 +249,8 @@ struct tw_store_stats {
 	uint64_t ident_yields;          /* rounds split to let an SQN reservation in */
 	uint64_t ident_full;            /* stores that found the table full and
 					 * waited for a round (should stay 0) */
+	uint64_t ident_row_writes;      /* row writes of those entries (a row's
+					 * entries of one round are one write) */
 	/* added: reserve-ahead and the resync budgets */
 	uint64_t reservations_sync;     /* made on the vector path (waited for) */
 	uint64_t reservations_ahead;    /* made by the write-behind thread */

@@ -221,6 +221,7 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->store_recycled = ss.recycled;
 	m->store_ident_written = ss.ident_written;
 	m->store_ident_full = ss.ident_full;
+	m->store_ident_row_writes = ss.ident_row_writes;
 	m->store_ident_rounds = ss.ident_rounds;
 	m->store_ident_yields = ss.ident_yields;
 	m->store_ident_write_ns = ss.ident_write_ns;

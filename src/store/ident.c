@@ -13,6 +13,8 @@
  * row: the rows of a round that share a B-tree page are one page write
  * (to the WAL, then the checkpoint's), and at scale nearly every row has
  * a page of its own, so a round per 100 ms wrote about a page per row.
+ * A round sorts its entries by row (sort_batch), so an IMSI's entries of
+ * the round are one row write and the rows go in B-tree order.
  * A miss falls back to the database. A removed re-auth id is a tombstone
  * until its row is deleted, so a lookup never finds it again in the
  * database meanwhile.
@@ -1579,7 +1581,10 @@ static int write_group(struct tw_store *st, struct row_cursor *c)
 	}
 	c->live = false;
 	c->ne = 0;
-	return rc == SQLITE_DONE ? TW_OK : store_sqlite_err(rc);
+	if (rc != SQLITE_DONE)
+		return store_sqlite_err(rc);
+	atomic_fetch_add(&tab(st)->n_row_writes, 1);
+	return TW_OK;
 }
 
 /*
@@ -1818,6 +1823,67 @@ static int yield_room(struct tw_store *st, int32_t next, uint32_t *n)
 }
 
 /*
+ * The batch in row-key order (t->rowkey, set for each of its entries):
+ * a row's entries, from attaches all over the round, become one group
+ * (write_ent: one read and one write of the row), and the rows are
+ * visited along the table's B-tree, each page once. Stable, so a row's
+ * entries keep their order (the newest last, as apply() needs); a bottom-
+ * up merge sort of the list by its next links, the prev links made whole
+ * after. Flusher only, without the table lock (the batch list is the
+ * round's: flush_round).
+ */
+static void sort_batch(struct ident_table *t)
+{
+	int32_t head = t->batch.head, prev = -1;
+
+	for (uint32_t width = 1;; width *= 2) {
+		int32_t p = head, tail = -1;
+		uint32_t merges = 0;
+
+		head = -1;
+		while (p >= 0) {
+			int32_t q = p;
+			uint32_t np = 0, nq = width;
+
+			merges++;
+			while (np < width && q >= 0) {
+				np++;
+				q = t->link[q].lnext;
+			}
+			while (np > 0 || (nq > 0 && q >= 0)) {
+				int32_t e;
+
+				if (np > 0 && (nq == 0 || q < 0 || t->rowkey[p] <= t->rowkey[q])) {
+					e = p;
+					p = t->link[p].lnext;
+					np--;
+				} else {
+					e = q;
+					q = t->link[q].lnext;
+					nq--;
+				}
+				if (tail >= 0)
+					t->link[tail].lnext = e;
+				else
+					head = e;
+				tail = e;
+			}
+			p = q;
+		}
+		if (tail >= 0)
+			t->link[tail].lnext = -1;
+		if (merges <= 1)
+			break;
+	}
+	for (int32_t i = head; i >= 0; i = t->link[i].lnext) {
+		t->link[i].lprev = prev;
+		prev = i;
+	}
+	t->batch.head = head;
+	t->batch.tail = prev;
+}
+
+/*
  * One round (flush_lock held): take the pending list (O(1), table lock),
  * write it (after a failed round's batch) in ONE transaction with the
  * table lock released, then mark it written (O(1) plus the pruned ids).
@@ -1836,7 +1902,7 @@ static int flush_round(struct tw_store *st, bool partial)
 	int32_t stop = -1;
 	struct row_cursor cur;
 	int swept = 0;
-	bool do_sweep, locked = true;
+	bool do_sweep, locked = true, sorted;
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
@@ -1853,16 +1919,27 @@ static int flush_round(struct tw_store *st, bool partial)
 	cur.live = false;
 	cur.ne = 0;
 	t0 = mono_ns();
+	/* the batch list changes only here (and in mark_written): walked
+	 * and sorted without the table lock. Each entry's row key made once
+	 * (a tombstone's means decrypting its id); a full round sorts the
+	 * batch by it (not a partial one: the packet path runs those) */
+	sorted = !partial && t->rowkey != NULL && t->batch.n > 1;
+	if (sorted) {
+		for (int32_t i = t->batch.head; i >= 0; i = t->link[i].lnext)
+			t->rowkey[i] = ent_key(st, &t->ent[i]);
+		sort_batch(t);
+	}
 	pthread_mutex_lock(&st->db_lock);
 	rc = begin_tx(st);
-	/* the batch list changes only here (and in mark_written): walked
-	 * without the table lock */
-	/* each entry's row key made once (a tombstone's means decrypting
-	 * its id): as the next entry's, then carried on as its own */
-	key = t->batch.head >= 0 ? ent_key(st, &t->ent[t->batch.head]) : -1;
+	/* unsorted: each key made as the next entry's, then carried on */
+	key = t->batch.head < 0 ? -1
+	      : sorted	        ? t->rowkey[t->batch.head]
+				: ent_key(st, &t->ent[t->batch.head]);
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
 		int32_t next = t->link[i].lnext;
-		int64_t next_key = next >= 0 ? ent_key(st, &t->ent[next]) : -1;
+		int64_t next_key = next < 0 ? -1
+				   : sorted ? t->rowkey[next]
+					    : ent_key(st, &t->ent[next]);
 
 		rc = write_ent(st, &cur, &t->ent[i], key, next_key);
 		/* a commit or a stop between two entries of one group: never
@@ -2060,6 +2137,8 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	t->ent = tw_table_alloc(cap, sizeof(*t->ent));
 	t->link = tw_table_alloc(cap, sizeof(*t->link));
 	t->slots = tw_table_alloc(t->nslots, sizeof(*t->slots));
+	/* without it, rounds write in arrival order */
+	t->rowkey = st->ident_volatile ? NULL : tw_table_alloc(cap, sizeof(*t->rowkey));
 	if (st->ident_volatile) {
 		t->n_imsi_slot = t->nslots;
 		t->imsi_slot = tw_table_alloc(t->n_imsi_slot, sizeof(*t->imsi_slot));
@@ -2073,9 +2152,11 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 		tw_table_free(t->ent, cap, sizeof(*t->ent));
 		tw_table_free(t->link, cap, sizeof(*t->link));
 		tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
+		tw_table_free(t->rowkey, cap, sizeof(*t->rowkey));
 		t->ent = NULL;
 		t->link = NULL;
 		t->slots = NULL;
+		t->rowkey = NULL;
 		return TW_ERR_NOMEM;
 	}
 	t->free.head = t->free.tail = -1;
@@ -2205,6 +2286,8 @@ void store_ident_free(struct tw_store *st)
 	tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
 	tw_table_free(t->imsi_slot, t->n_imsi_slot, sizeof(*t->imsi_slot));
 	t->imsi_slot = NULL;
+	tw_table_free(t->rowkey, t->cap, sizeof(*t->rowkey));
+	t->rowkey = NULL;
 	if (t->pruned != NULL)
 		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
 	free(t->pruned);

@@ -2613,6 +2613,7 @@ void tw_store_get_stats(struct tw_store *st, struct tw_store_stats *o)
 	o->checkpoint_ns = atomic_load(&st->id.n_ckpt_ns);
 	o->ident_yields = atomic_load(&st->id.n_yields);
 	o->ident_full = atomic_load(&st->id.n_full);
+	o->ident_row_writes = atomic_load(&st->id.n_row_writes);
 	o->reservations_sync = atomic_load(&st->n_resv_sync);
 	o->reservations_ahead = atomic_load(&st->n_resv_ahead);
 	o->reservations_batched = atomic_load(&st->n_resv_batched);

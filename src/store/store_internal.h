@@ -186,6 +186,9 @@ struct ident_table {
 	uint32_t flush_at;         /* pending entries that wake the flusher early */
 	struct ident_list free, clean, pending;
 	struct ident_list batch;   /* being written (and a failed round's, kept) */
+	/* cap row keys, one per entry: a round's batch sorted by them
+	 * (flusher only; NULL: not sorted) */
+	int64_t *rowkey;
 	uint64_t seq, durable;     /* batch numbers, see struct ident_ent */
 	/* bumped when an entry whose row was deleted leaves memory: a row read
 	 * from the database before that must not be cached (ident.c lookup) */
@@ -220,6 +223,7 @@ struct ident_table {
 	uint32_t n_imsi_slot;
 	/* counters (atomic: read by tw_store_get_stats) */
 	_Atomic uint64_t n_rounds, n_written, n_ns, n_max_ns, n_ckpt_ns, n_full, n_yields;
+	_Atomic uint64_t n_row_writes;
 };
 
 struct tw_store {

@@ -679,6 +679,7 @@ static void test_metrics(void)
 	m.store_ident_write_ns = 2500000;
 	m.store_ident_write_max_ns = 1000000;
 	m.store_checkpoint_ns = 30000;
+	m.store_ident_row_writes = 13;
 	CHECK_OK(tw_srv_metrics_format(&m, buf, sizeof(buf), &len));
 	buf[len] = 0;
 	CHECK(strstr(buf, "\ntwag_radius_access_requests_total 12\n") != NULL);
@@ -711,13 +712,14 @@ static void test_metrics(void)
 		"twag_tx_gso_fallbacks_total", "twag_udp_gso_workers", "twag_rx_gro_datagrams_total",
 		"twag_store_identity_rounds_total", "twag_store_identity_round_yields_total",
 		"twag_store_identity_write_seconds_total", "twag_store_identity_write_max_seconds",
-		"twag_store_checkpoint_seconds_total",
+		"twag_store_checkpoint_seconds_total", "twag_store_identity_row_writes_total",
 	};
 	CHECK(strstr(buf, "\ntwag_store_reservations_sync_total 4\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_ahead_total 7\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservations_batched_total 11\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_reservation_batch_commits_total 2\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_rounds_total 5\n") != NULL);
+	CHECK(strstr(buf, "\ntwag_store_identity_row_writes_total 13\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_write_seconds_total 0.002500000\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_identity_write_max_seconds 0.001000000\n") != NULL);
 	CHECK(strstr(buf, "\ntwag_store_checkpoint_seconds_total 0.000030000\n") != NULL);

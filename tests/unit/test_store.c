@@ -1719,6 +1719,98 @@ static void test_ident_flush_period(void)
 }
 
 /*
+ * One write-behind round sorts its batch by row (one read and write per
+ * IMSI, the rows in key order) and must keep each IMSI's entries in the
+ * order they came: 40 IMSIs, five pseudonyms and five re-auth ids each,
+ * stored round-robin (every IMSI's entries spread over the whole batch),
+ * written in one round (the first, 3 s after the open) as one row write
+ * per IMSI; after a reopen exactly the newest two of each kind resolve
+ * per IMSI. A sort that is not stable keeps others.
+ */
+static void test_ident_round_order(void)
+{
+	enum { NI = 40, NE = 5 };
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_subscriber s;
+	static char ps[NI][NE][64], ra[NI][NE][96];
+	char imsi[NI][16], other[16], out[16];
+	struct tw_eap_reauth_state r, got;
+	struct tw_store_stats before, after;
+	unsigned ok = 0, gone = 0;
+	size_t n = 0;
+	struct tw_store *st;
+
+	o.ident_flush_ms = 3000; /* the first round after all the stores */
+	o.ident_cache = 4096;    /* a round at 1024 pending: not reached */
+	st = ident_open(&o, imsi[0], other, &s);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	memset(&r, 0, sizeof(r));
+	r.method = 18;
+	r.imsi_len = 15;
+	r.k_aut_len = 16;
+	for (int i = 1; i < NI; i++) {
+		static const uint8_t amf[2] = { 0x80, 0x00 };
+
+		random_imsi(imsi[i]);
+		make_milenage(&s, imsi[i], amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &s, false));
+	}
+	for (int k = 0; k < NE; k++) {
+		for (int i = 0; i < NI; i++) {
+			mint_into(ops, "2", imsi[i], 15, ps[i][k], sizeof(ps[i][k]));
+			mint_into(ops, "4@wlan.example", imsi[i], 15, ra[i][k], sizeof(ra[i][k]));
+			CHECK_OK(ops->pseudonym_store(ops->arg, ID(ps[i][k]), imsi[i], 15));
+			memcpy(r.imsi, imsi[i], 16);
+			r.counter = (uint16_t)k;
+			tw_test_random(r.k_encr, sizeof(r.k_encr));
+			CHECK_OK(ops->reauth_store(ops->arg, ID(ra[i][k]), &r));
+		}
+	}
+	CHECK(raw_int(P_COUNT, imsi[0]) == 0); /* nothing written yet */
+	tw_store_get_stats(st, &before);
+	CHECK(before.ident_written == 0 && before.ident_row_writes == 0);
+	/* the round at the period's end takes all 400 entries at once */
+	for (int i = 0; i < 200; i++) {
+		tw_store_get_stats(st, &after);
+		if (after.ident_written > 0)
+			break;
+		usleep(50000);
+	}
+	/* 400 entries, one write per IMSI */
+	CHECK(after.ident_written == NI * NE * 2);
+	if (!CHECK(after.ident_row_writes == NI))
+		tw_note("round order: %llu row writes for %d IMSIs",
+			(unsigned long long)after.ident_row_writes, NI);
+	tw_store_close(st);
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	for (int i = 0; i < NI; i++) {
+		for (int k = 0; k < NE; k++) {
+			bool newest = k >= NE - 2;
+			int rp = ops->pseudonym_lookup(ops->arg, ID(ps[i][k]), out, &n);
+			int rr = ops->reauth_lookup(ops->arg, ID(ra[i][k]), &got);
+
+			if (newest && rp == TW_OK && n == 15 && memcmp(out, imsi[i], 15) == 0 &&
+			    rr == TW_OK && got.counter == k)
+				ok++;
+			if (!newest && rp == TW_ERR_NOTFOUND && rr == TW_ERR_NOTFOUND)
+				gone++;
+		}
+	}
+	if (!CHECK(ok == NI * 2 && gone == NI * (NE - 2)))
+		tw_note("round order: %u of %d newest found, %u of %d older gone", ok, NI * 2, gone,
+			NI * (NE - 2));
+	tw_wipe(&r, sizeof(r));
+	tw_wipe(&got, sizeof(got));
+	tw_store_close(st);
+}
+
+/*
  * Identities in memory only (opts.ident_volatile): a pseudonym is not
  * stored but resolved by decrypting it (its IMSI is in it), so it still
  * resolves after a reopen; fast re-authentication contexts live in the
@@ -4438,6 +4530,7 @@ void test_main(void)
 	test_resync();
 	test_identity();
 	test_ident_flush_period();
+	test_ident_round_order();
 	test_identity_volatile();
 	test_schema_migration();
 	test_reauth_in_place();
