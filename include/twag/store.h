@@ -74,7 +74,8 @@ struct tw_store_opts {
 				  * state from the database (0: 60000) */
 	/* ms between two write-behind rounds of identity rows (0: 1000;
 	 * sooner when a quarter of ident_cache, at most 16384 entries, is
-	 * pending). Longer rounds update each B-tree page for more rows
+	 * pending; the thread wakes every 100 ms, so a period ends at the
+	 * first wake-up after it). Longer rounds update each B-tree page for more rows
 	 * at once; a power cut loses up to this much (those phones then
 	 * authenticate fully once, with an identity round). */
 	unsigned ident_flush_ms;

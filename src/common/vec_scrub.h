@@ -40,7 +40,19 @@
 			"xmm27", "xmm28", "xmm29", "xmm30", "xmm31");          \
 	} while (0)
 
+/* sanitizer builds have larger frames (ASan's redzones) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TW_VEC_SCRUB_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define TW_VEC_SCRUB_SANITIZED 1
+#endif
+#endif
+#ifdef TW_VEC_SCRUB_SANITIZED
+enum { TW_VEC_SCRUB_MAX = 16384 };
+#else
 enum { TW_VEC_SCRUB_MAX = 4096 };
+#endif
 
 /*
  * Wipes the n (<= TW_VEC_SCRUB_MAX) octets of stack just below the

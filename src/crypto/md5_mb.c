@@ -205,8 +205,8 @@ a2_block(uint32_t st[][TW_MB_LANES], const uint8_t *const p[TW_MB_LANES], const 
 		_mm256_storeu_si256((__m256i *)(void *)(st[3] + 8 * h), _mm256_add_epi32(d[h], d0[h]));
 	}
 	/* the message words (a secret, in a Response Authenticator's last
-	 * block) left in registers and spills: wiped once per run, by the
-	 * caller (a2_scrub), not after every block */
+	 * block) left in registers and spills: wiped once per run by
+	 * tw_md5_mb (a2_zero, tw_vec_scrub_stack), not after every block */
 }
 
 A2_TARGET __attribute__((noinline)) static void a2_block16(uint32_t st[][TW_MB_LANES],
@@ -250,9 +250,10 @@ void tw_md5_mb(struct tw_md5_job *jobs, size_t n)
 		tw_mb_run(jobs, n, md5_view, 4, a2_block16);
 		a2_zero();
 		/* a2_block16's frame (spilled message words and transposes:
-		 * 0x960 octets below a 32-aligned %rsp with GCC 12 -O2, by
-		 * objdump; the whole scrub area, for other compilers and
-		 * sanitizer builds) */
+		 * 0x960 octets below a 32-aligned %rsp with GCC 12 -O2, 0xa20
+		 * with clang 14, 0x1aa0 with GCC and ASan, by objdump): the
+		 * whole scrub area (larger in sanitizer builds); unoptimised
+		 * builds have larger frames still and are not covered */
 		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
 		return;
 	}

@@ -62,7 +62,7 @@ static const struct opt opts[] = {
 	{ "resync-bad-max", K_UINT, 1, 1000 },
 	{ "reauth-ttl", K_UINT, 1, 30 * 86400 },
 	{ "identity-cache", K_UINT, 16, 1 << 24 },
-	{ "identity-flush-ms", K_UINT, 10, 60000 },
+	{ "identity-flush-ms", K_UINT, 100, 60000 },
 	{ "subscriber-cache", K_UINT, 16, 1 << 26 },
 	{ "help", K_FLAG, 0, 0 },
 };

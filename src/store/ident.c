@@ -818,7 +818,7 @@ static int64_t stamp(void)
 	}
 }
 
-static int flush_round(struct tw_store *st, bool partial);
+static int flush_round(struct tw_store *st, bool partial, bool take);
 
 /* A round ended (flush_lock held): wakes the stores waiting for room. */
 static void round_ended(struct ident_table *t)
@@ -854,7 +854,7 @@ static int wait_room(struct tw_store *st)
 	atomic_fetch_add(&t->n_full, 1);
 	if (pthread_mutex_trylock(&t->flush_lock) == 0) {
 		pthread_mutex_unlock(&t->lock);
-		rc = flush_round(st, true);
+		rc = flush_round(st, true, true);
 		round_ended(t);
 		pthread_mutex_unlock(&t->flush_lock);
 		return rc == TW_OK ? TW_OK : TW_ERR_IO;
@@ -1892,8 +1892,10 @@ static void sort_batch(struct ident_table *t)
  * stays taken and the next round writes it again first; so does the rest
  * of a partial round (a store that found the table full and no round
  * running: it writes the first IDENT_PARTIAL entries only, no sweep).
+ * Without take, the pending list stays (a round for the sweep: a failed
+ * round's batch, if any, is written again with it).
  */
-static int flush_round(struct tw_store *st, bool partial)
+static int flush_round(struct tw_store *st, bool partial, bool take)
 {
 	struct ident_table *t = tab(st);
 	int64_t now = wall_us(), t0, key, sweep_from = 0;
@@ -1906,8 +1908,14 @@ static int flush_round(struct tw_store *st, bool partial)
 	int rc;
 
 	pthread_mutex_lock(&t->lock);
-	list_splice(t, &t->batch, &t->pending);
-	upto = t->seq++; /* from here on, changes to the batch go to copies */
+	if (take) {
+		list_splice(t, &t->batch, &t->pending);
+		upto = t->seq++; /* from here on, changes to the batch go to copies */
+	} else {
+		/* the pending entries (batch == seq) stay pending; a kept
+		 * batch (older numbers) becomes clean once written */
+		upto = t->seq - 1;
+	}
 	if (!partial)
 		t->rest_left = false;
 	pthread_mutex_unlock(&t->lock);
@@ -2011,7 +2019,22 @@ int store_ident_flush(struct tw_store *st)
 	if (st->read_only || t->ent == NULL)
 		return TW_OK;
 	pthread_mutex_lock(&t->flush_lock);
-	rc = flush_round(st, false);
+	rc = flush_round(st, false, true);
+	round_ended(t);
+	pthread_mutex_unlock(&t->flush_lock);
+	return rc;
+}
+
+/* A round for the expiry sweep alone (the flusher, between identity
+ * rounds): the pending entries wait for their period (a sweep of a large
+ * table goes on at every wake-up, STORE_SWEEP_ROWS rows at a time). */
+static int ident_sweep_round(struct tw_store *st)
+{
+	struct ident_table *t = tab(st);
+	int rc;
+
+	pthread_mutex_lock(&t->flush_lock);
+	rc = flush_round(st, false, false);
 	round_ended(t);
 	pthread_mutex_unlock(&t->flush_lock);
 	return rc;
@@ -2074,7 +2097,7 @@ static void *flusher(void *arg)
 	pthread_mutex_lock(&t->lock);
 	while (!t->stop) {
 		struct timespec ts;
-		bool rows;
+		bool rows, sweep;
 
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		ts.tv_nsec += STORE_FLUSH_MS * 1000000L;
@@ -2091,13 +2114,13 @@ static void *flusher(void *arg)
 			;
 		if (t->stop)
 			break;
-		/* an identity round: its period over, enough pending, the
-		 * rest of a partial round, or a sweep of expired state due
-		 * (t->sweep_more and t->last_expiry change only in rounds
-		 * this thread runs, or after it stopped) */
-		rows = t->pending.n >= t->flush_at || t->rest_left || mono_ns() >= ident_due ||
-		       t->sweep_more ||
-		       wall_us() - t->last_expiry >= (int64_t)st->sweep_ms * 1000;
+		/* an identity round: its period over, enough pending, or the
+		 * rest of a partial round; else one for the expiry sweep alone
+		 * when that is due (t->sweep_more and t->last_expiry change
+		 * only in rounds this thread runs, or after it stopped) */
+		rows = t->pending.n >= t->flush_at || t->rest_left || mono_ns() >= ident_due;
+		sweep = !rows && (t->sweep_more ||
+				  wall_us() - t->last_expiry >= (int64_t)st->sweep_ms * 1000);
 		pthread_mutex_unlock(&t->lock);
 		/* SQN reserve-ahead first: a vector path may soon wait for it */
 		store_ahead_run(st);
@@ -2107,6 +2130,8 @@ static void *flusher(void *arg)
 				/* counted in io_errors; the batch stays taken
 				 * and the next round writes it again */
 			}
+		} else if (sweep && ident_sweep_round(st) != TW_OK) {
+			/* counted in io_errors; the sweep cursor stays */
 		}
 		/* subscribers deleted/replaced by another process (store.c) */
 		store_poll_changes(st);
@@ -2138,7 +2163,8 @@ int store_ident_init(struct tw_store *st, unsigned cap, char *errbuf, size_t err
 	t->link = tw_table_alloc(cap, sizeof(*t->link));
 	t->slots = tw_table_alloc(t->nslots, sizeof(*t->slots));
 	/* without it, rounds write in arrival order */
-	t->rowkey = st->ident_volatile ? NULL : tw_table_alloc(cap, sizeof(*t->rowkey));
+	t->rowkey = st->ident_volatile || st->read_only ? NULL
+							 : tw_table_alloc(cap, sizeof(*t->rowkey));
 	if (st->ident_volatile) {
 		t->n_imsi_slot = t->nslots;
 		t->imsi_slot = tw_table_alloc(t->n_imsi_slot, sizeof(*t->imsi_slot));
@@ -2286,6 +2312,8 @@ void store_ident_free(struct tw_store *st)
 	tw_table_free(t->slots, t->nslots, sizeof(*t->slots));
 	tw_table_free(t->imsi_slot, t->n_imsi_slot, sizeof(*t->imsi_slot));
 	t->imsi_slot = NULL;
+	if (t->rowkey != NULL) /* row keys give the IMSIs back */
+		tw_wipe(t->rowkey, (size_t)t->fresh * sizeof(*t->rowkey));
 	tw_table_free(t->rowkey, t->cap, sizeof(*t->rowkey));
 	t->rowkey = NULL;
 	if (t->pruned != NULL)

@@ -147,7 +147,7 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --resync-bad-max 1001", "--resync-bad-max" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-ttl 0", "--reauth-ttl" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-cache 15", "--identity-cache" },
-		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 9", "--identity-flush-ms" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 99", "--identity-flush-ms" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 60001",
 		  "--identity-flush-ms" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 1s",
