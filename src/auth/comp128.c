@@ -621,6 +621,33 @@ V1_AVX2_TARGET __attribute__((noinline)) static void comp128_v1_avx2(const uint8
 }
 #endif
 
+#if defined(__x86_64__)
+/* n RANDs through a vector kernel, per at a time (the last pass partly
+ * filled), then its frame wiped: the kernel's frame and saved registers
+ * lie just below this function's (VBMI: 0x700 below a 64-aligned %rsp,
+ * AVX2: 0x700, with GCC 12 -O2, by objdump); the whole scrub area, for
+ * other compilers and sanitizer builds. */
+typedef void (*v1_kernel)(const uint8_t ki[static 16], unsigned n, const uint8_t rand_[][16],
+			  uint8_t sres[][4], uint8_t kc[][8]);
+
+__attribute__((noinline)) static void v1_vector_run(v1_kernel kernel, unsigned per,
+						    const uint8_t ki[static 16], unsigned n,
+						    const uint8_t rand_[][16], uint8_t sres[][4],
+						    uint8_t kc[][8])
+{
+	while (n > 0) {
+		unsigned k = n < per ? n : per;
+
+		kernel(ki, k, rand_, sres, kc);
+		rand_ += k;
+		sres += k;
+		kc += k;
+		n -= k;
+	}
+	tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
+}
+#endif
+
 /* ---- COMP128 v2 / v3 ----------------------------------------------------- */
 
 /* T0 and T1 (values 0..255) are stored as 32-bit words: each look-up result
@@ -775,32 +802,11 @@ int tw_comp128_many(unsigned version, const uint8_t ki[static 16], unsigned n,
 		return TW_ERR_INVAL;
 #if defined(__x86_64__)
 	if (version == 1 && tw_cpu_has(TW_CPU_AVX512 | TW_CPU_VBMI)) {
-		while (n > 0) {
-			unsigned k = n < 4 ? n : 4;
-
-			comp128_v1_vbmi(ki, k, rand_, sres, kc);
-			rand_ += k;
-			sres += k;
-			kc += k;
-			n -= k;
-		}
-		/* its frame and saved registers: 0x700 below a 64-aligned
-		 * %rsp with GCC 12 -O2 (objdump); the whole scrub area, for
-		 * other compilers and sanitizer builds */
-		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
+		v1_vector_run(comp128_v1_vbmi, 4, ki, n, rand_, sres, kc);
 		return TW_OK;
 	}
 	if (version == 1 && tw_cpu_has(TW_CPU_AVX2)) {
-		while (n > 0) {
-			unsigned k = n < 3 ? n : 3;
-
-			comp128_v1_avx2(ki, k, rand_, sres, kc);
-			rand_ += k;
-			sres += k;
-			kc += k;
-			n -= k;
-		}
-		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
+		v1_vector_run(comp128_v1_avx2, 3, ki, n, rand_, sres, kc);
 		return TW_OK;
 	}
 #endif

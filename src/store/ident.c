@@ -2011,7 +2011,9 @@ static int flush_round(struct tw_store *st, bool partial, bool take)
 	return TW_OK;
 }
 
-int store_ident_flush(struct tw_store *st)
+/* A full round (not partial), flush_lock taken here; take: the pending
+ * entries too (else the sweep, and a failed round's batch, alone). */
+static int full_round(struct tw_store *st, bool take)
 {
 	struct ident_table *t = tab(st);
 	int rc;
@@ -2019,10 +2021,15 @@ int store_ident_flush(struct tw_store *st)
 	if (st->read_only || t->ent == NULL)
 		return TW_OK;
 	pthread_mutex_lock(&t->flush_lock);
-	rc = flush_round(st, false, true);
+	rc = flush_round(st, false, take);
 	round_ended(t);
 	pthread_mutex_unlock(&t->flush_lock);
 	return rc;
+}
+
+int store_ident_flush(struct tw_store *st)
+{
+	return full_round(st, true);
 }
 
 /* A round for the expiry sweep alone (the flusher, between identity
@@ -2030,14 +2037,7 @@ int store_ident_flush(struct tw_store *st)
  * table goes on at every wake-up, STORE_SWEEP_ROWS rows at a time). */
 static int ident_sweep_round(struct tw_store *st)
 {
-	struct ident_table *t = tab(st);
-	int rc;
-
-	pthread_mutex_lock(&t->flush_lock);
-	rc = flush_round(st, false, false);
-	round_ended(t);
-	pthread_mutex_unlock(&t->flush_lock);
-	return rc;
+	return full_round(st, false);
 }
 
 /*
