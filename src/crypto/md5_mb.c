@@ -222,6 +222,12 @@ A2_TARGET __attribute__((noinline)) static void a2_block16(uint32_t st[][TW_MB_L
 		a2_block(st, p, 1);
 }
 
+/* After a run of mb16_block: every vector register */
+M_TARGET __attribute__((noinline)) static void mb16_zero(void)
+{
+	TW_CLEAR_ZMM();
+}
+
 /* After a run of a2_block16: the vector registers (its frame is wiped
  * by tw_md5_mb) */
 A2_TARGET __attribute__((noinline)) static void a2_zero(void)
@@ -244,6 +250,11 @@ void tw_md5_mb(struct tw_md5_job *jobs, size_t n)
 #if defined(__x86_64__)
 	if (n >= 3 && tw_cpu_has(TW_CPU_AVX512)) { /* below 3, one at a time is faster */
 		tw_mb_run(jobs, n, md5_view, 4, mb16_block);
+		/* the zmm registers (chaining values, keyed HMAC states among
+		 * them) and mb16_block's frame beyond the message words it
+		 * wipes itself */
+		mb16_zero();
+		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);
 		return;
 	}
 	if (n >= 4 && tw_cpu_has(TW_CPU_AVX2)) { /* one half runs at about the speed of three scalar jobs */
