@@ -177,7 +177,19 @@ C128_OSMO(3)
 
 /* ---- three v1 triplets per operation (one EAP-SIM authentication) ---- */
 
-static int c128_setup_1(void *p, const struct bench_thread *t);
+/* The next op's subscriber j and its three RANDs (the subscriber's RAND,
+ * advanced, with its first octet xored with 0, 1, 2), for both rows. */
+static unsigned trip_next(struct c128_state *s, uint8_t rands[3][16])
+{
+	unsigned j = s->next++ % NSUB;
+
+	s->rand_[j][15]++;
+	for (unsigned k = 0; k < 3; k++) {
+		memcpy(rands[k], s->rand_[j], 16);
+		rands[k][0] ^= (uint8_t)k;
+	}
+	return j;
+}
 
 static int trip_run(void *p, uint64_t n)
 {
@@ -185,13 +197,8 @@ static int trip_run(void *p, uint64_t n)
 	uint8_t rands[3][16], sres[3][4], kc[3][8];
 
 	for (uint64_t i = 0; i < n; i++) {
-		unsigned j = s->next++ % NSUB;
+		unsigned j = trip_next(s, rands);
 
-		s->rand_[j][15]++;
-		for (unsigned k = 0; k < 3; k++) {
-			memcpy(rands[k], s->rand_[j], 16);
-			rands[k][0] ^= (uint8_t)k;
-		}
 		if (tw_comp128_many(1, s->ki[j], 3, (const uint8_t(*)[16])rands, sres, kc) != TW_OK)
 			return -1;
 	}
@@ -236,19 +243,14 @@ static int trip_osmo_run(void *p, uint64_t n)
 {
 	struct c128_state *s = p;
 	struct osmo_auth_vector vec;
+	uint8_t rands[3][16];
 
 	for (uint64_t i = 0; i < n; i++) {
-		unsigned j = s->next++ % NSUB;
+		unsigned j = trip_next(s, rands);
 
-		s->rand_[j][15]++;
-		for (unsigned k = 0; k < 3; k++) {
-			uint8_t r[16];
-
-			memcpy(r, s->rand_[j], 16);
-			r[0] ^= (uint8_t)k;
-			if (osmo_auth_gen_vec(&vec, &s->aud[j], r) != 0)
+		for (unsigned k = 0; k < 3; k++)
+			if (osmo_auth_gen_vec(&vec, &s->aud[j], rands[k]) != 0)
 				return -1;
-		}
 	}
 	tw_wipe(&vec, sizeof(vec));
 	return 0;
@@ -261,12 +263,14 @@ static int trip_osmo_once(void *p, const uint8_t in[BENCH_IN_LEN], uint8_t *out,
 	(void)p;
 	for (unsigned k = 0; k < 3; k++) {
 		uint8_t ki_rand[BENCH_IN_LEN] = { 0 };
+		int rc;
 
 		memcpy(ki_rand, in, 16);
 		memcpy(ki_rand + 16, in + 16 + 16 * k, 16);
-		if (osmo_once_v(ki_rand, out + 12 * k, &l, OSMO_AUTH_ALG_COMP128v1) != 0)
-			return -1;
+		rc = osmo_once_v(ki_rand, out + 12 * k, &l, OSMO_AUTH_ALG_COMP128v1);
 		tw_wipe(ki_rand, sizeof(ki_rand));
+		if (rc != 0)
+			return -1;
 	}
 	*len = 36;
 	return 0;
