@@ -127,20 +127,6 @@ NI_INLINE __m128i load_in1(const uint8_t *sqn, const uint8_t *amf)
 					   (uint64_t)a01 << 48));
 }
 
-/* Zeroes every xmm register: no key schedule or OUT survives the call. */
-#define CLEAR_XMM()                                                            \
-	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"       \
-			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"       \
-			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"       \
-			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"       \
-			 "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"       \
-			 "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"   \
-			 "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"   \
-			 "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"       \
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",    \
-			 "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",      \
-			 "xmm12", "xmm13", "xmm14", "xmm15")
-
 /*
  * Loads 16 bytes again from an input buffer. The empty asm hides that the
  * pointer is the one loaded from before, so the compiler reads the caller's
@@ -416,7 +402,7 @@ NI_TARGET __attribute__((noinline)) static void outs_default(
 	default:
 		OUTS_CASE(0x1f)
 	}
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 NI_TARGET __attribute__((noinline)) static void outs_custom(
@@ -431,14 +417,14 @@ NI_TARGET __attribute__((noinline)) static void outs_custom(
 	p.dflt = 0;
 	core1(o, mask & 0x1f, k, opc, rand_, sqn, amf, &p);
 	store_outs(out, mask, o);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 /*
  * generate_default() is a leaf without a frame: what the compiler could not
  * keep in the 16 xmm registers (two blocks for a few cycles, with GCC 12)
  * it spills to the 128-byte red zone below %rsp. Zeroing the whole red zone
- * (after CLEAR_XMM, so xmm0 is 0) erases them for 8 stores, far cheaper
+ * (after TW_CLEAR_XMM, so xmm0 is 0) erases them for 8 stores, far cheaper
  * than tw_vec_scrub_stack(); checked with objdump that the function has no frame.
  */
 #define CLEAR_RED_ZONE()                                                       \
@@ -493,7 +479,7 @@ NI_TARGET void tw_milenage_ni_opc(uint8_t opc[16], const uint8_t k[16],
 	rk = KEXP(rk, 0x36);
 	x = _mm_aesenclast_si128(x, _mm_xor_si128(rk, o));
 	_mm_storeu_si128((__m128i *)opc, x);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 NI_TARGET __attribute__((noinline)) static void generate_default(
@@ -505,7 +491,7 @@ NI_TARGET __attribute__((noinline)) static void generate_default(
 
 	core1(o, 0x0f, k, opc, rand_, sqn, amf, &p);
 	store_vec(v, o[0], o[1], o[2], o[3]);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 	CLEAR_RED_ZONE();
 }
 
@@ -521,7 +507,7 @@ NI_TARGET __attribute__((noinline)) static void generate_custom(
 	p.dflt = 0;
 	core1(o, 0x0f, k, opc, rand_, sqn, amf, &p);
 	store_vec(v, o[0], o[1], o[2], o[3]);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 NI_TARGET void tw_milenage_ni_generate(struct tw_milenage_vec *v, const uint8_t k[16],
@@ -617,7 +603,7 @@ NI_TARGET __attribute__((noinline)) static void batch_default(
 
 	for (size_t i = 0; i < n; i += LANES)
 		batch_core(in + i, out + i, &p, rk);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 NI_TARGET __attribute__((noinline)) static void batch_custom(
@@ -630,7 +616,7 @@ NI_TARGET __attribute__((noinline)) static void batch_custom(
 	p.dflt = 0;
 	for (size_t i = 0; i < n; i += LANES)
 		batch_core(in + i, out + i, &p, rk);
-	CLEAR_XMM();
+	TW_CLEAR_XMM();
 }
 
 NI_TARGET void tw_milenage_ni_batch(const struct tw_milenage_batch_in *in,

@@ -8,6 +8,7 @@
  */
 #include <string.h>
 
+#include "../common/vec_scrub.h"
 #include "sha_internal.h"
 #include "twag/bytes.h"
 #include "twag/cpu.h"
@@ -75,6 +76,10 @@ static void blocks_portable(uint32_t h[5], const uint8_t *p, size_t n)
 		p += 64;
 	}
 	tw_wipe(w, sizeof(w));
+#if defined(__x86_64__)
+	/* the compiler may have used xmm registers for message words */
+	TW_CLEAR_XMM();
+#endif
 }
 
 #if defined(__x86_64__)
@@ -132,8 +137,9 @@ blocks_shani(uint32_t h[5], const uint8_t *p, size_t n)
 	abcd = _mm_shuffle_epi32(abcd, 0x1b);
 	_mm_storeu_si128((__m128i *)h, abcd);
 	h[4] = (uint32_t)_mm_extract_epi32(e0, 3);
-	m[0] = m[1] = m[2] = m[3] = _mm_setzero_si128();
-	__asm__ volatile("" : : "x"(m[0]), "x"(m[1]), "x"(m[2]), "x"(m[3]));
+	/* message words and chaining values (key-derived in HMAC and the
+	 * FIPS 186 PRF): none left in registers */
+	TW_CLEAR_XMM();
 }
 #undef GROUP
 #endif

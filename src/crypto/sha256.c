@@ -5,6 +5,7 @@
  */
 #include <string.h>
 
+#include "../common/vec_scrub.h"
 #include "sha_internal.h"
 #include "twag/bytes.h"
 #include "twag/cpu.h"
@@ -92,6 +93,10 @@ static void blocks_portable(uint32_t h[8], const uint8_t *p, size_t n)
 		p += 64;
 	}
 	tw_wipe(w, sizeof(w));
+#if defined(__x86_64__)
+	/* the compiler may have used xmm registers for message words */
+	TW_CLEAR_XMM();
+#endif
 }
 
 #if defined(__x86_64__)
@@ -165,9 +170,9 @@ blocks_shani(uint32_t h[8], const uint8_t *p, size_t n)
 	st1 = _mm_alignr_epi8(st1, tmp, 8);             /* HGFE */
 	_mm_storeu_si128((__m128i *)&h[0], st0);
 	_mm_storeu_si128((__m128i *)&h[4], st1);
-	/* The message words are key-derived in HMAC: do not leave them. */
-	w[0] = w[1] = w[2] = w[3] = _mm_setzero_si128();
-	__asm__ volatile("" : : "x"(w[0]), "x"(w[1]), "x"(w[2]), "x"(w[3]));
+	/* the message words and chaining values are key-derived in HMAC
+	 * (a keyed state is as good as the key): none left in registers */
+	TW_CLEAR_XMM();
 }
 
 /*
@@ -229,8 +234,7 @@ hmac_shani(const uint32_t hin[8], const uint32_t ostate[8], const uint8_t *p,
 	st1 = _mm_alignr_epi8(st1, tmp, 8);
 	_mm_storeu_si128((__m128i *)out, _mm_shuffle_epi8(st0, bswap));
 	_mm_storeu_si128((__m128i *)(out + 16), _mm_shuffle_epi8(st1, bswap));
-	w[0] = w[1] = w[2] = w[3] = _mm_setzero_si128();
-	__asm__ volatile("" : : "x"(w[0]), "x"(w[1]), "x"(w[2]), "x"(w[3]));
+	TW_CLEAR_XMM();
 	tw_wipe(h, sizeof(h));
 }
 #undef RNDS4

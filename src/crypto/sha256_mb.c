@@ -10,6 +10,7 @@
  */
 #include <string.h>
 
+#include "../common/vec_scrub.h"
 #include "mb_lanes.h"
 #include "sha_internal.h"
 #include "twag/cpu.h"
@@ -43,7 +44,10 @@ S_TARGET static inline void sha16_load(__m512i *w, const uint8_t *const p[TW_MB_
 
 /* §6.2.2 steps 1-4 on the message words w (w[k] = word k of every lane)
  * for the lanes in live; the other lanes' chaining values stay as they
- * are. Lane j's chaining value is column j of st. Wipes w. */
+ * are. Lane j's chaining value is column j of st. What it leaves in
+ * registers and spills (message words, chaining values: keys pass here)
+ * is cleared once per call of the public functions below (SHA16_CLEAN),
+ * not after every block. */
 S_TARGET static inline void sha16_core(uint32_t st[][TW_MB_LANES], __m512i w[16], __mmask16 live)
 {
 	__m512i s0[8];
@@ -105,10 +109,29 @@ S_TARGET static inline void sha16_core(uint32_t st[][TW_MB_LANES], __m512i w[16]
 	STEP4(6, g);
 	STEP4(7, h);
 #undef STEP4
-	/* message words and states may have been spilled: keys pass here */
-	tw_wipe(w, 16 * sizeof(*w));
-	tw_wipe(s0, sizeof(s0));
 }
+
+/* Every vector register, after the kernels below have run */
+S_TARGET __attribute__((noinline)) static void sha16_zero(void)
+{
+	TW_CLEAR_ZMM();
+}
+
+/*
+ * At the end of each public function that ran a kernel of this file: the
+ * vector registers, then the kernel's frame below the caller's (each
+ * kernel is a separate function called straight from the public one: not
+ * inlined across the target change) and the sha16_core it calls. Frames
+ * by objdump, GCC 12 -O2: x16_outer_avx512 0xa40 octets below its
+ * 64-aligned stack pointer, then sha16_core's 0x240, about 3.4 KiB with
+ * the saved registers; the others less. The scrub area covers them (and
+ * ASan's larger frames in sanitizer builds).
+ */
+#define SHA16_CLEAN()                                                          \
+	do {                                                                   \
+		sha16_zero();                                                  \
+		tw_vec_scrub_stack(TW_VEC_SCRUB_MAX);                          \
+	} while (0)
 
 /* One block of each of the 16 lanes (mb_lanes.h): lane j's chaining value
  * is column j of st, its block p[j]. */
@@ -137,6 +160,7 @@ void tw_sha256_mb(struct tw_sha256_job *jobs, size_t n)
 	if (tw_cpu_has(TW_CPU_AVX512) &&
 	    n >= (tw_cpu_has(TW_CPU_SHANI | TW_CPU_SSE41) ? 9u : 3u)) {
 		tw_mb_run(jobs, n, sha256_view, 8, sha16_block);
+		SHA16_CLEAN();
 		return;
 	}
 #endif
@@ -225,7 +249,6 @@ S_TARGET static void x16_key32_avx512(uint32_t ist[8][TW_SHA256_X16],
 	for (int k = 0; k < 16; k++)
 		w[k] = _mm512_xor_si512(k < 8 ? kw[k] : ipad, flip);
 	sha16_core(ost, w, live);
-	tw_wipe(kw, sizeof(kw)); /* K0 ^ ipad, spilled */
 }
 
 /*
@@ -277,11 +300,6 @@ S_TARGET static void x16_outer_avx512(uint32_t st[8][TW_SHA256_X16],
 	OUT_PART(2)
 	OUT_PART(3)
 #undef OUT_PART
-	/* the digests are key material, and these arrays are spilled to
-	 * the stack (too many registers live): wiped there */
-	tw_wipe(r, sizeof(r));
-	tw_wipe(t, sizeof(t));
-	tw_wipe(u, sizeof(u));
 }
 #endif
 
@@ -296,6 +314,7 @@ void tw_sha256_x16_blocks(uint32_t st[8][TW_SHA256_X16], const uint8_t *const p[
 		for (unsigned j = 0; j < TW_SHA256_X16; j++)
 			q[j] = (live >> j) & 1 ? p[j] : zero_block;
 		x16_blocks_avx512(st, q, live);
+		SHA16_CLEAN();
 		return;
 	}
 #endif
@@ -312,6 +331,7 @@ void tw_sha256_x16_words(uint32_t st[8][TW_SHA256_X16],
 #if defined(__x86_64__)
 	if (tw_cpu_has(TW_CPU_AVX512)) {
 		x16_words_avx512(st, w, live);
+		SHA16_CLEAN();
 		return;
 	}
 #endif
@@ -343,6 +363,7 @@ void tw_hmac_sha256_x16_init(struct tw_hmac_sha256_x16 *k,
 			for (unsigned j = 0; j < TW_SHA256_X16; j++)
 				k->ist[i][j] = k->ost[i][j] = tw_sha256_iv[i];
 		x16_key32_avx512(k->ist, k->ost, key, live);
+		SHA16_CLEAN();
 		return;
 	}
 #endif
@@ -378,8 +399,32 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 		if ((live >> j) & 1 && nblk[j] > most)
 			most = nblk[j];
 	/* RFC 2104 §2 steps (3)-(4): the inner hash from the keyed state;
-	 * a lane whose message has ended waits for the longest */
+	 * a lane whose message has ended waits for the longest (on AVX-512
+	 * its lane reads zeros meanwhile and keeps its chaining value) */
 	memcpy(st, k->ist, sizeof(st));
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512)) {
+		for (size_t b = 0; b < most; b++) {
+			uint16_t m = 0;
+
+			for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+				p[j] = zero_block;
+				if ((live >> j) & 1 && nblk[j] > b) {
+					p[j] = blocks[j] + 64 * b;
+					m |= (uint16_t)(1u << j);
+				}
+			}
+			x16_blocks_avx512(st, p, m);
+		}
+		memcpy(w, k->ost, sizeof(k->ost));
+		x16_outer_avx512((uint32_t(*)[TW_SHA256_X16])w, (const uint32_t(*)[TW_SHA256_X16])st,
+				 out, live);
+		SHA16_CLEAN();
+		tw_wipe(st, sizeof(st));
+		tw_wipe(w, 8 * sizeof(w[0]));
+		return;
+	}
+#endif
 	for (size_t b = 0; b < most; b++) {
 		uint16_t m = 0;
 
@@ -392,16 +437,6 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 		}
 		tw_sha256_x16_blocks(st, p, m);
 	}
-#if defined(__x86_64__)
-	if (tw_cpu_has(TW_CPU_AVX512)) {
-		memcpy(w, k->ost, sizeof(k->ost));
-		x16_outer_avx512((uint32_t(*)[TW_SHA256_X16])w, (const uint32_t(*)[TW_SHA256_X16])st,
-				 out, live);
-		tw_wipe(st, sizeof(st));
-		tw_wipe(w, 8 * sizeof(w[0]));
-		return;
-	}
-#endif
 	/* steps (5)-(7): the outer block is the inner digest (its words are
 	 * the chaining value as it stands), 0x80 and the bit length of
 	 * 64 + 32 octets (FIPS 180-4 §5.1.1) */

@@ -351,3 +351,64 @@ __attribute__((noinline)) int tw_test_stack_copies(const uint8_t *pat, size_t le
 	}
 	return hits;
 }
+
+#if defined(__x86_64__)
+__attribute__((noinline, target("avx512f"))) static void vec_regs_512(uint8_t regs[32][64])
+{
+	__asm__ volatile(
+#define Z(i) "vmovdqu64 %%zmm" #i ", " #i "*64(%0)\n\t"
+		Z(0) Z(1) Z(2) Z(3) Z(4) Z(5) Z(6) Z(7) Z(8) Z(9) Z(10) Z(11) Z(12) Z(13) Z(14) Z(15)
+		Z(16) Z(17) Z(18) Z(19) Z(20) Z(21) Z(22) Z(23) Z(24) Z(25) Z(26) Z(27) Z(28) Z(29)
+		Z(30) Z(31)
+#undef Z
+		: : "r"(regs) : "memory");
+}
+
+__attribute__((noinline, target("avx"))) static void vec_regs_256(uint8_t regs[32][64])
+{
+	__asm__ volatile(
+#define Y(i) "vmovdqu %%ymm" #i ", " #i "*64(%0)\n\t"
+		Y(0) Y(1) Y(2) Y(3) Y(4) Y(5) Y(6) Y(7) Y(8) Y(9) Y(10) Y(11) Y(12) Y(13) Y(14) Y(15)
+#undef Y
+		: : "r"(regs) : "memory");
+}
+#endif
+
+__attribute__((noinline)) int tw_test_vec_regs(uint8_t regs[32][64])
+{
+	/* copied first: libc's memset may itself use vector registers. The
+	 * hardware's features decide, not TWAG_CPU's choice (a forced lower
+	 * level still leaves what libc's string functions put in the upper
+	 * registers). */
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx512f")) {
+		vec_regs_512(regs);
+		return 32;
+	}
+	if (__builtin_cpu_supports("avx")) {
+		vec_regs_256(regs);
+		for (int r = 0; r < 16; r++)
+			memset(regs[r] + 32, 0, 32);
+		memset(regs[16], 0, 16 * 64);
+		return 16;
+	}
+#endif
+	memset(regs, 0, 32 * 64);
+	return 0;
+}
+
+int tw_test_regs_words(const uint8_t regs[32][64], const uint32_t *w, size_t n)
+{
+	int hits = 0;
+
+	for (int r = 0; r < 32; r++)
+		for (int k = 0; k < 16; k++) {
+			uint32_t v;
+
+			memcpy(&v, regs[r] + 4 * k, 4);
+			for (size_t i = 0; i < n; i++)
+				hits += v == w[i] || v == __builtin_bswap32(w[i]);
+		}
+	return hits;
+}

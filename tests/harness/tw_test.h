@@ -96,6 +96,17 @@ void tw_test_md_padded(uint8_t *msg, size_t len, int big_endian, uint8_t *spread
 enum { TW_TEST_STACK_SCAN = 32768 };
 int tw_test_stack_copies(const uint8_t *pat, size_t len);
 
+/*
+ * Secrets left in the vector registers: tw_test_vec_regs copies them as
+ * they are at the call (zmm0-31 when the CPU runs AVX-512, else ymm0-15
+ * with the rest of each row zero; nothing, returning 0, off x86-64); call
+ * it right after the function under test, before anything else can use
+ * them. tw_test_regs_words counts the 32-bit words of such a copy equal
+ * to one of the n words w (also with their octets reversed).
+ */
+int tw_test_vec_regs(uint8_t regs[32][64]);
+int tw_test_regs_words(const uint8_t regs[32][64], const uint32_t *w, size_t n);
+
 /* Hex helper for tests: decodes a string literal, aborting on bad input. */
 size_t tw_test_hex(uint8_t *out, size_t max, const char *hex);
 

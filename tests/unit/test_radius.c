@@ -1389,6 +1389,29 @@ static void test_batch_no_residue(void)
 	}
 	if (!CHECK(hits == 0))
 		tw_note("RADIUS batch calls: %d copies of the secret or a key left on the stack", hits);
+	{
+		/* and the vector registers (the lanes of tw_md5_mb hold the
+		 * keyed HMAC states and MD5 after the secret, chaining
+		 * words replicated over the lanes) */
+		uint8_t regs[32][64];
+		uint32_t w[12];
+		int nreg, rh;
+
+		memcpy(w, resid_ks.hmac.istate, 16);
+		memcpy(w + 4, resid_ks.hmac.ostate, 16);
+		memcpy(w + 8, resid_ks.md5.h, 16);
+		batch_secret_calls(false);
+		nreg = tw_test_vec_regs(regs);
+		rh = tw_test_regs_words(regs, w, 12);
+		batch_secret_calls(true);
+		(void)tw_test_vec_regs(regs);
+		rh += tw_test_regs_words(regs, w, 12);
+		if (!CHECK(rh == 0))
+			tw_note("RADIUS batch calls: %d words of keyed MD5 states left in the %d "
+				"vector registers", rh, nreg);
+		tw_wipe(regs, sizeof(regs));
+		tw_wipe(w, sizeof(w));
+	}
 	tw_radius_secret_wipe(&resid_ks);
 }
 

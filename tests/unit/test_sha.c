@@ -505,6 +505,105 @@ static void x16_no_stack_residue(void)
 		tw_note("lockstep HMAC: %d copies of a key or digest left on the stack", hits);
 }
 
+/*
+ * What the AVX-512 lanes leave in the vector registers: after the
+ * lockstep HMAC's keying, after a message through it, and after
+ * tw_sha256_mb over 16 jobs, none of the registers may hold a word of a
+ * keyed state (every lane keyed alike here, so a register of chaining
+ * words holds each sixteen times), of K0 ^ ipad / opad (key octets 0xA5:
+ * words 0x93939393, 0xF9F9F9F9), of a digest or of a job's result.
+ * Where the kernels do not run (no AVX-512, or a lower TWAG_CPU level)
+ * the same must hold trivially.
+ */
+static void x16_no_reg_residue(void)
+{
+	struct tw_hmac_sha256_x16 k;
+	struct tw_sha256_job jobs[16];
+	const uint8_t *key[16], *blk[16];
+	uint8_t *out[16], kk[32], m[64], o[16][32], regs[32][64], sm[64];
+	uint32_t w[8 + 8 + 2];
+	size_t nb[16];
+	int hits = 0, nreg;
+
+	memset(kk, 0xA5, sizeof(kk));
+	memset(m, 0, sizeof(m));
+	(void)tw_sha256_pad_after_key(m, 10, sizeof(m));
+	for (int j = 0; j < 16; j++) {
+		key[j] = kk;
+		blk[j] = m;
+		nb[j] = 1;
+		out[j] = o[j];
+	}
+	tw_hmac_sha256_x16_init(&k, key, 32, 0xffff);
+	nreg = tw_test_vec_regs(regs);
+	for (int i = 0; i < 8; i++) {
+		w[i] = k.ist[i][0];
+		w[8 + i] = k.ost[i][0];
+	}
+	w[16] = 0x93939393u;
+	w[17] = 0xf9f9f9f9u;
+	hits += tw_test_regs_words(regs, w, 18);
+	tw_hmac_sha256_x16_padded(&k, blk, nb, out, 0xffff);
+	(void)tw_test_vec_regs(regs);
+	hits += tw_test_regs_words(regs, w, 18);
+	for (int i = 0; i < 8; i++)
+		w[i] = tw_load_be32(o[0] + 4 * i);
+	hits += tw_test_regs_words(regs, w, 8);
+	/* the general multi-buffer entry: one block of 0xA5 octets each */
+	memset(sm, 0xA5, sizeof(sm));
+	for (int j = 0; j < 16; j++) {
+		for (int i = 0; i < 8; i++)
+			jobs[j].h[i] = tw_sha256_iv[i];
+		memset(jobs[j].nblk, 0, sizeof(jobs[j].nblk));
+		jobs[j].seg[0] = sm;
+		jobs[j].nblk[0] = 1;
+	}
+	tw_sha256_mb(jobs, 16);
+	(void)tw_test_vec_regs(regs);
+	hits += tw_test_regs_words(regs, jobs[0].h, 8);
+	if (!CHECK(hits == 0))
+		tw_note("lockstep SHA-256: %d words of keyed states, keys or digests left in the "
+			"%d vector registers", hits, nreg);
+	tw_wipe(&k, sizeof(k));
+	tw_wipe(o, sizeof(o));
+	tw_wipe(regs, sizeof(regs));
+}
+
+/*
+ * The one-message kernels (SHA-NI where the CPU has it and TWAG_CPU
+ * allows, else portable): after a block of a secret message (0xA5
+ * octets), neither its words nor the resulting chaining value may be
+ * left in the vector registers.
+ */
+static void one_stream_no_reg_residue(void)
+{
+	uint8_t blk[64], regs[32][64];
+	uint32_t h1[5], h2[8], w[9];
+	int hits, nreg;
+
+	memset(blk, 0xA5, sizeof(blk));
+	memcpy(h2, tw_sha256_iv, sizeof(h2));
+	tw_sha256_blocks(h2, blk, 1);
+	nreg = tw_test_vec_regs(regs);
+	memcpy(w, h2, sizeof(h2));
+	w[8] = 0xa5a5a5a5u;
+	hits = tw_test_regs_words(regs, w, 9);
+	h1[0] = 0x67452301u; /* FIPS 180-4 §5.3.1 */
+	h1[1] = 0xefcdab89u;
+	h1[2] = 0x98badcfeu;
+	h1[3] = 0x10325476u;
+	h1[4] = 0xc3d2e1f0u;
+	tw_sha1_blocks(h1, blk, 1);
+	(void)tw_test_vec_regs(regs);
+	memcpy(w, h1, sizeof(h1));
+	w[5] = 0xa5a5a5a5u;
+	hits += tw_test_regs_words(regs, w, 6);
+	if (!CHECK(hits == 0))
+		tw_note("SHA-1/SHA-256 blocks: %d words of a message or chaining value left in the "
+			"%d vector registers", hits, nreg);
+	tw_wipe(regs, sizeof(regs));
+}
+
 void test_main(void)
 {
 	CHECK(tv_run_file("sha.vec", sha_case) >= 10);
@@ -515,4 +614,6 @@ void test_main(void)
 	multi_buffer();
 	x16_hmac();
 	x16_no_stack_residue();
+	x16_no_reg_residue();
+	one_stream_no_reg_residue();
 }
