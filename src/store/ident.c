@@ -1392,24 +1392,33 @@ static int random_cb(void *arg, uint8_t *out, size_t len)
 
 /* ---- write-behind (flush_lock held) ----------------------------------------- */
 
-/* Remembers an id a pseudonym or re-auth write deletes (grown with
- * realloc: the write-behind thread, or a caller whose table is full
- * anyway). */
+/* Remembers an id a pseudonym or re-auth write deletes, packed (a
+ * round's ids are read back in order: dense, not one id slot of
+ * TW_EAP_ID_MAX each); grown with realloc: the write-behind thread, or a
+ * caller whose table is full anyway. Wiped when it moves (the ids name
+ * subscribers). */
 static void pruned_add(struct ident_table *t, uint8_t kind, const void *id, size_t n)
 {
-	if (t->npruned == t->pruned_cap) {
-		size_t nc = t->pruned_cap ? 2 * t->pruned_cap : 64;
-		void *p = realloc(t->pruned, nc * sizeof(*t->pruned));
+	if (n > TW_EAP_ID_MAX)
+		return; /* not an id of ours */
+	if (t->pruned_cap - t->npruned < 2 + n) {
+		size_t nc = t->pruned_cap ? 2 * t->pruned_cap : 16384;
+		uint8_t *p = malloc(nc);
 
 		if (p == NULL)
 			return; /* the row stays until the next prune of its IMSI */
+		if (t->pruned != NULL) {
+			memcpy(p, t->pruned, t->npruned);
+			tw_wipe(t->pruned, t->pruned_cap);
+			free(t->pruned);
+		}
 		t->pruned = p;
 		t->pruned_cap = nc;
 	}
-	t->pruned[t->npruned][0] = kind;
-	t->pruned[t->npruned][1] = (uint8_t)n;
-	memcpy(&t->pruned[t->npruned][2], id, n);
-	t->npruned++;
+	t->pruned[t->npruned] = kind;
+	t->pruned[t->npruned + 1] = (uint8_t)n;
+	memcpy(t->pruned + t->npruned + 2, id, n);
+	t->npruned += 2 + n;
 }
 
 /* The IMSI whose row an entry changes (false: none, e.g. a tombstone of
@@ -1715,14 +1724,17 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 	if (atomic_load(&t->room_waiters) > 0)
 		pthread_cond_broadcast(&t->room); /* evictable now */
 	pthread_mutex_unlock(&t->lock);
-	for (size_t j = 0; j < t->npruned; j += IDENT_CHUNK) {
-		size_t m = t->npruned - j < IDENT_CHUNK ? t->npruned - j : IDENT_CHUNK;
+	for (size_t off = 0; off < t->npruned;) {
+		const uint8_t *id[IDENT_CHUNK];
+		size_t m = 0;
 
-		for (size_t k = 0; k < m; k++) {
-			const uint8_t *p = t->pruned[j + k];
+		for (; m < IDENT_CHUNK && off < t->npruned; m++) {
+			const uint8_t *p = t->pruned + off;
 
-			h[k] = hash_of(st, p[0], p + 2, p[1]);
-			__builtin_prefetch(&t->slots[home_of(t, h[k])]);
+			id[m] = p;
+			off += 2 + (size_t)p[1];
+			h[m] = hash_of(st, p[0], p + 2, p[1]);
+			__builtin_prefetch(&t->slots[home_of(t, h[m])]);
 		}
 		pthread_mutex_lock(&t->lock);
 		/* the chunk's home slots, then the entries they name, on their
@@ -1734,7 +1746,7 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 				__builtin_prefetch(&t->ent[tw_oa_entry(v)]);
 		}
 		for (size_t k = 0; k < m; k++) {
-			const uint8_t *p = t->pruned[j + k];
+			const uint8_t *p = id[k];
 			int32_t idx = find(t, h[k], p[0], p + 2, p[1]);
 
 			if (idx >= 0 && is_clean(t, &t->ent[idx])) {
@@ -1945,6 +1957,7 @@ static int flush_round(struct tw_store *st, bool partial, bool take)
 				: ent_key(st, &t->ent[t->batch.head]);
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
 		int32_t next = t->link[i].lnext;
+
 		int64_t next_key = next < 0 ? -1
 				   : sorted ? t->rowkey[next]
 					    : ent_key(st, &t->ent[next]);
@@ -2317,7 +2330,7 @@ void store_ident_free(struct tw_store *st)
 	tw_table_free(t->rowkey, t->cap, sizeof(*t->rowkey));
 	t->rowkey = NULL;
 	if (t->pruned != NULL)
-		tw_wipe(t->pruned, t->pruned_cap * sizeof(*t->pruned));
+		tw_wipe(t->pruned, t->pruned_cap);
 	free(t->pruned);
 	t->ent = NULL;
 	t->link = NULL;

@@ -209,7 +209,10 @@ struct ident_table {
 	int64_t last_expiry;       /* wall µs of the last DB expiry sweep */
 	int64_t sweep_after;       /* the sweep goes on after this key (0: the start) */
 	bool sweep_more;           /* the last sweep hit its bound */
-	uint8_t (*pruned)[2 + TW_EAP_ID_MAX]; /* ids a round pruned (kind, len, id) */
+	/* the ids a round pruned, packed one after another as kind, len,
+	 * id (the round reads them back in order, after its commit);
+	 * npruned: octets used */
+	uint8_t *pruned;
 	size_t npruned, pruned_cap;
 	sqlite3 *ck;               /* checkpoint connection (flusher only) */
 	/* ident_volatile only (ident.c track_imsi): per IMSI hash, the newest
