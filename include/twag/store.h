@@ -117,6 +117,18 @@ TW_MUST_CHECK int tw_store_kek_load(const char *kek_file, const char *db_path,
 TW_MUST_CHECK int tw_store_open(struct tw_store **st, const struct tw_store_opts *o,
 				char *errbuf, size_t errbuf_len);
 
+/*
+ * Commits the memory of the identity table now (a server calls it once
+ * after opening): the table fills as pseudonyms and re-auth ids are
+ * stored, and a long-running server fills it whole (--identity-cache
+ * entries of about 500 octets, and their index), so without this its
+ * pages are faulted in, 2 MiB zeroed at a time with huge pages, on the
+ * packet path during the first minutes. TW_OK, TW_ERR_NOMEM (the memory
+ * could not be committed: a start-up error rather than a later kill) or
+ * TW_ERR_INVAL.
+ */
+TW_MUST_CHECK int tw_store_populate(struct tw_store *st);
+
 /* Writes back the exact SEQ_HE of every loaded subscriber, flushes pending
  * identity state, closes, wipes and frees. NULL is ignored. */
 void tw_store_close(struct tw_store *st);

@@ -518,6 +518,12 @@ int tw_srv_main(int argc, char **argv)
 		start_failed("store", err[0] ? err : tw_strerror(rc));
 		goto out;
 	}
+	/* the identity table committed now, not page by page amid traffic */
+	rc = tw_store_populate(srv->store);
+	if (rc != TW_OK) {
+		start_failed("store", "identity table: cannot commit its memory (--identity-cache)");
+		goto out;
+	}
 
 	tw_srv_eap_setup(srv);
 

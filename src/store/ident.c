@@ -2040,6 +2040,25 @@ static int full_round(struct tw_store *st, bool take)
 	return rc;
 }
 
+int store_ident_populate(struct tw_store *st)
+{
+	struct ident_table *t = tab(st);
+	int rc;
+
+	if (t->ent == NULL)
+		return TW_OK; /* no table (never opened for it) */
+	rc = tw_table_populate(t->ent, t->cap, sizeof(*t->ent));
+	if (rc == TW_OK)
+		rc = tw_table_populate(t->link, t->cap, sizeof(*t->link));
+	if (rc == TW_OK)
+		rc = tw_table_populate(t->slots, t->nslots, sizeof(*t->slots));
+	if (rc == TW_OK && t->rowkey != NULL)
+		rc = tw_table_populate(t->rowkey, t->cap, sizeof(*t->rowkey));
+	if (rc == TW_OK && t->imsi_slot != NULL)
+		rc = tw_table_populate(t->imsi_slot, t->n_imsi_slot, sizeof(*t->imsi_slot));
+	return rc;
+}
+
 int store_ident_flush(struct tw_store *st)
 {
 	return full_round(st, true);

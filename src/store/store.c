@@ -1709,6 +1709,13 @@ static void write_back(struct tw_store *st)
 	pthread_mutex_unlock(&st->db_lock);
 }
 
+int tw_store_populate(struct tw_store *st)
+{
+	if (st == NULL)
+		return TW_ERR_INVAL;
+	return store_ident_populate(st);
+}
+
 void tw_store_close(struct tw_store *st)
 {
 	if (st == NULL)

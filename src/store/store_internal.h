@@ -371,6 +371,8 @@ int64_t store_ident_row_key(const char *imsi, size_t n);
  * old table to ident_3 and creating the new one): every row of ident_3
  * into ident, then ident_3 dropped. TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_ident_migrate_3(struct tw_store *st, char *errbuf, size_t errbuf_len);
+/* tw_store_populate: the identity table's arrays committed. */
+TW_MUST_CHECK int store_ident_populate(struct tw_store *st);
 /* One write-behind round now (also used when the table is full of dirty
  * entries). Returns TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_ident_flush(struct tw_store *st);
