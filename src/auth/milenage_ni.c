@@ -738,21 +738,6 @@ V_INLINE void sched_enc9_2(__m256i rk[10], __m256i *bk10, __m256i *q10,
 #undef COL
 }
 
-/* Zeroes every ymm register (a VEX.128 write clears the upper lane; the
- * compiler adds the VZEROUPPER at the return). */
-#define CLEAR_YMM()                                                            \
-	__asm__ volatile("vpxor %%xmm0, %%xmm0, %%xmm0\n\tvpxor %%xmm1, %%xmm1, %%xmm1\n\t" \
-			 "vpxor %%xmm2, %%xmm2, %%xmm2\n\tvpxor %%xmm3, %%xmm3, %%xmm3\n\t" \
-			 "vpxor %%xmm4, %%xmm4, %%xmm4\n\tvpxor %%xmm5, %%xmm5, %%xmm5\n\t" \
-			 "vpxor %%xmm6, %%xmm6, %%xmm6\n\tvpxor %%xmm7, %%xmm7, %%xmm7\n\t" \
-			 "vpxor %%xmm8, %%xmm8, %%xmm8\n\tvpxor %%xmm9, %%xmm9, %%xmm9\n\t" \
-			 "vpxor %%xmm10, %%xmm10, %%xmm10\n\tvpxor %%xmm11, %%xmm11, %%xmm11\n\t" \
-			 "vpxor %%xmm12, %%xmm12, %%xmm12\n\tvpxor %%xmm13, %%xmm13, %%xmm13\n\t" \
-			 "vpxor %%xmm14, %%xmm14, %%xmm14\n\tvpxor %%xmm15, %%xmm15, %%xmm15" \
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",    \
-			 "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",      \
-			 "xmm12", "xmm13", "xmm14", "xmm15")
-
 __attribute__((target(VAES_TARGET))) void tw_milenage_vaes1_generate(
 	struct tw_milenage_vec *v, const uint8_t k[16], const uint8_t opc[16],
 	const uint8_t rand_[16], const uint8_t sqn[6], const uint8_t amf[2])
@@ -806,7 +791,7 @@ __attribute__((target(VAES_TARGET))) void tw_milenage_vaes1_generate(
 		  _mm256_castsi256_si128(y34), _mm256_extracti128_si256(y34, 1));
 	/* Everything fits in the 16 ymm registers (checked with objdump: no
 	 * frame, no %rsp access), so clearing them leaves nothing behind. */
-	CLEAR_YMM();
+	TW_CLEAR_YMM();
 }
 
 #else /* !__x86_64__: never selected (tw_cpu_has(TW_CPU_AESNI) is false). */

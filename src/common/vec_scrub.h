@@ -13,21 +13,25 @@
 
 #include "twag/bytes.h"
 
+/* One instruction per register 0..15, and those registers as clobbers. */
+#define TW_VEC_16_(M)                                                          \
+	M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7) M(8) M(9) M(10) M(11) M(12)    \
+	M(13) M(14) M(15)
+#define TW_VEC_CLOBBERS_                                                       \
+	"xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7", "xmm8",  \
+	"xmm9", "xmm10", "xmm11", "xmm12", "xmm13", "xmm14", "xmm15"
+#define TW_PXOR_(i) "pxor %%xmm" #i ", %%xmm" #i "\n\t"
+#define TW_VPXOR_(i) "vpxor %%xmm" #i ", %%xmm" #i ", %%xmm" #i "\n\t"
+
 /* Zeroes xmm0-15 (legacy SSE encoding: for functions compiled for SSE,
  * AES-NI or SHA-NI without AVX); the ymm upper halves are the caller's
  * (its VZEROUPPER before the call cleared them). */
-#define TW_CLEAR_XMM()                                                         \
-	__asm__ volatile("pxor %%xmm0, %%xmm0\n\tpxor %%xmm1, %%xmm1\n\t"       \
-			 "pxor %%xmm2, %%xmm2\n\tpxor %%xmm3, %%xmm3\n\t"       \
-			 "pxor %%xmm4, %%xmm4\n\tpxor %%xmm5, %%xmm5\n\t"       \
-			 "pxor %%xmm6, %%xmm6\n\tpxor %%xmm7, %%xmm7\n\t"       \
-			 "pxor %%xmm8, %%xmm8\n\tpxor %%xmm9, %%xmm9\n\t"       \
-			 "pxor %%xmm10, %%xmm10\n\tpxor %%xmm11, %%xmm11\n\t"   \
-			 "pxor %%xmm12, %%xmm12\n\tpxor %%xmm13, %%xmm13\n\t"   \
-			 "pxor %%xmm14, %%xmm14\n\tpxor %%xmm15, %%xmm15"       \
-			 ::: "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5",    \
-			 "xmm6", "xmm7", "xmm8", "xmm9", "xmm10", "xmm11",      \
-			 "xmm12", "xmm13", "xmm14", "xmm15")
+#define TW_CLEAR_XMM() __asm__ volatile(TW_VEC_16_(TW_PXOR_)::: TW_VEC_CLOBBERS_)
+
+/* Zeroes ymm0-15 (a VEX.128 write clears the upper lane): for functions
+ * compiled for AVX (VAES), where legacy SSE writes would leave the upper
+ * lanes. */
+#define TW_CLEAR_YMM() __asm__ volatile(TW_VEC_16_(TW_VPXOR_)::: TW_VEC_CLOBBERS_)
 
 /* Zeroes every vector register (ymm0-15 by VZEROALL, zmm16-31 by hand);
  * for use at the end of a function compiled for AVX-512. */

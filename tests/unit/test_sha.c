@@ -458,6 +458,22 @@ static void x16_hmac(void)
  */
 static uint8_t x16_digest[32];
 
+/* Sixteen lanes keyed alike (32 octets of 0xA5), each with one padded
+ * block of an empty message after the key, digests into o. */
+static void x16_inputs(uint8_t kk[32], uint8_t m[64], const uint8_t *key[16],
+		       const uint8_t *blk[16], size_t nb[16], uint8_t *out[16], uint8_t o[16][32])
+{
+	memset(kk, 0xA5, 32);
+	memset(m, 0, 64);
+	(void)tw_sha256_pad_after_key(m, 10, 64);
+	for (int j = 0; j < 16; j++) {
+		key[j] = kk;
+		blk[j] = m;
+		nb[j] = 1;
+		out[j] = o[j];
+	}
+}
+
 static __attribute__((noinline)) void x16_secret_calls(bool padded)
 {
 	struct tw_hmac_sha256_x16 k;
@@ -465,15 +481,7 @@ static __attribute__((noinline)) void x16_secret_calls(bool padded)
 	uint8_t *out[16], kk[32], m[64], o[16][32];
 	size_t nb[16];
 
-	memset(kk, 0xA5, sizeof(kk));
-	memset(m, 0, sizeof(m));
-	(void)tw_sha256_pad_after_key(m, 10, sizeof(m));
-	for (int j = 0; j < 16; j++) {
-		key[j] = kk;
-		blk[j] = m;
-		nb[j] = 1;
-		out[j] = o[j];
-	}
+	x16_inputs(kk, m, key, blk, nb, out, o);
 	tw_hmac_sha256_x16_init(&k, key, 32, 0xffff);
 	if (padded) {
 		tw_hmac_sha256_x16_padded(&k, blk, nb, out, 0xffff);
@@ -525,15 +533,7 @@ static void x16_no_reg_residue(void)
 	size_t nb[16];
 	int hits = 0, nreg;
 
-	memset(kk, 0xA5, sizeof(kk));
-	memset(m, 0, sizeof(m));
-	(void)tw_sha256_pad_after_key(m, 10, sizeof(m));
-	for (int j = 0; j < 16; j++) {
-		key[j] = kk;
-		blk[j] = m;
-		nb[j] = 1;
-		out[j] = o[j];
-	}
+	x16_inputs(kk, m, key, blk, nb, out, o);
 	tw_hmac_sha256_x16_init(&k, key, 32, 0xffff);
 	nreg = tw_test_vec_regs(regs);
 	for (int i = 0; i < 8; i++) {
