@@ -936,6 +936,8 @@ static uint64_t hash_early(const struct tw_store *st, uint8_t kind, const uint8_
  * waiting to be written, waits for room (wait_room) and retries, twice.
  * TW_OK, TW_ERR_NOMEM (still full), TW_ERR_IO.
  */
+static int64_t ent_key(const struct tw_store *st, const struct ident_ent *e);
+
 static int put(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key, size_t len,
 	       bool tomb, const void *val, size_t val_len)
 {
@@ -978,6 +980,11 @@ static int put(struct tw_store *st, uint64_t h, uint8_t kind, const uint8_t *key
 			memcpy(&e->v, val, val_len);
 		e->created = stamp();
 		e->batch = t->seq;
+		/* the key of its row for the round's sort, made here while the
+		 * entry is hot; 0 (never a row's key): made by the round (a
+		 * tombstone's takes decrypting its id) */
+		if (t->rowkey != NULL)
+			t->rowkey[idx] = tomb ? 0 : ent_key(st, e);
 		/* once per crossing: the thread is not woken per entry */
 		if (pushed && t->pending.n == t->flush_at)
 			pthread_cond_signal(&t->cond);
@@ -1940,13 +1947,16 @@ static int flush_round(struct tw_store *st, bool partial, bool take)
 	cur.ne = 0;
 	t0 = mono_ns();
 	/* the batch list changes only here (and in mark_written): walked
-	 * and sorted without the table lock. Each entry's row key made once
-	 * (a tombstone's means decrypting its id); a full round sorts the
-	 * batch by it (not a partial one: the packet path runs those) */
+	 * and sorted without the table lock. Each entry's row key was made
+	 * by put() (entries of the batch are not changed in place: a change
+	 * makes a copy), but a tombstone's (0): made here, decrypting its
+	 * id; a full round sorts the batch by it (not a partial one: the
+	 * packet path runs those) */
 	sorted = !partial && t->rowkey != NULL && t->batch.n > 1;
 	if (sorted) {
 		for (int32_t i = t->batch.head; i >= 0; i = t->link[i].lnext)
-			t->rowkey[i] = ent_key(st, &t->ent[i]);
+			if (t->rowkey[i] == 0)
+				t->rowkey[i] = ent_key(st, &t->ent[i]);
 		sort_batch(t);
 	}
 	pthread_mutex_lock(&st->db_lock);
