@@ -1749,8 +1749,14 @@ static uint32_t mark_written(struct tw_store *st, int32_t stop, uint64_t upto)
 		for (size_t k = 0; k < m; k++) {
 			uint64_t v = t->slots[home_of(t, h[k])];
 
-			if (v != 0 && tw_oa_tag(v) == tw_oa_tag(h[k]))
-				__builtin_prefetch(&t->ent[tw_oa_entry(v)]);
+			if (v != 0 && tw_oa_tag(v) == tw_oa_tag(h[k])) {
+				/* the header and the id (a re-auth NAI runs
+				 * into the second line) */
+				const char *e = (const char *)&t->ent[tw_oa_entry(v)];
+
+				__builtin_prefetch(e);
+				__builtin_prefetch(e + 64);
+			}
 		}
 		for (size_t k = 0; k < m; k++) {
 			const uint8_t *p = id[k];
@@ -1967,10 +1973,17 @@ static int flush_round(struct tw_store *st, bool partial, bool take)
 				: ent_key(st, &t->ent[t->batch.head]);
 	for (int32_t i = t->batch.head; rc == TW_OK && i >= 0;) {
 		int32_t next = t->link[i].lnext;
-
 		int64_t next_key = next < 0 ? -1
 				   : sorted ? t->rowkey[next]
 					    : ent_key(st, &t->ent[next]);
+
+		/* the next entry's lines on their way while this one is
+		 * written: apply() reads its id and value (perf on this
+		 * thread: merge_fn's cold misses 0.25 -> 0.04 µs per EAP-SIM
+		 * authentication) */
+		if (next >= 0)
+			for (size_t o = 0; o < sizeof(t->ent[next]); o += 64)
+				__builtin_prefetch((const char *)&t->ent[next] + o);
 
 		rc = write_ent(st, &cur, &t->ent[i], key, next_key);
 		/* a commit or a stop between two entries of one group: never
