@@ -1078,10 +1078,40 @@ static void track_imsi(struct tw_store *st, int32_t idx)
 			drop_clean(t, j); /* the third */
 		}
 	}
-	s->i[0] = idx;
+	__atomic_store_n(&s->i[0], idx, __ATOMIC_RELAXED);
 	s->stamp[0] = e->created;
-	s->i[1] = keep;
+	__atomic_store_n(&s->i[1], keep, __ATOMIC_RELAXED);
 	s->stamp[1] = keep_stamp;
+}
+
+/*
+ * ident_volatile: what track_imsi will read for imsi, on its way: its
+ * slot (stage 0, as early as possible), then the two entries the slot
+ * names (stage 1, once the slot is likely in: their header and IMSI
+ * lines). Without the table lock: a hint only, whatever it reads (the
+ * slot's entry numbers are stored atomically by track_imsi for this).
+ */
+static void track_prefetch(struct tw_store *st, const char *imsi, size_t len, int stage)
+{
+	struct ident_table *t = tab(st);
+	const struct ident_imsi_slot *s;
+
+	if (t->imsi_slot == NULL)
+		return;
+	s = &t->imsi_slot[store_hash(st, IDENT_REAUTH, (const uint8_t *)imsi, len) &
+			  (t->n_imsi_slot - 1)];
+	if (stage == 0) {
+		__builtin_prefetch(s);
+		return;
+	}
+	for (int k = 0; k < 2; k++) {
+		int32_t j = __atomic_load_n(&s->i[k], __ATOMIC_RELAXED);
+
+		if (j >= 0 && (uint32_t)j < t->cap) {
+			__builtin_prefetch(&t->ent[j]);
+			__builtin_prefetch(&t->ent[j].v.r.imsi);
+		}
+	}
 }
 
 /* ident_volatile: (kind, key) out of memory, if there. */
@@ -1266,6 +1296,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memcpy(imsi, s->imsi, s->imsi_len);
 	imsi[s->imsi_len] = '\0';
+	if (st->ident_volatile) /* track_imsi's cold lines, while we work */
+		track_prefetch(st, imsi, s->imsi_len, 0);
 	/* an unknown subscriber: stored, but never found again (gen -1) */
 	rc = store_sub_gen(st, imsi, &gen);
 	if (rc != TW_OK && rc != TW_ERR_NOTFOUND)
@@ -1276,6 +1308,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	rc = seal_state(st, id, len, plain, v.r.wrapped);
 	memcpy(v.r.imsi, s->imsi, s->imsi_len);
 	v.r.imsi_len = (uint8_t)s->imsi_len;
+	if (st->ident_volatile)
+		track_prefetch(st, imsi, s->imsi_len, 1);
 	if (rc == TW_OK)
 		rc = st->ident_volatile ? put_memory(st, h, IDENT_REAUTH, id, len, &v, sizeof(v))
 					: put(st, h, IDENT_REAUTH, id, len, false, &v, sizeof(v));

@@ -3036,6 +3036,110 @@ static void *it_main(void *p)
 	return NULL;
 }
 
+/*
+ * --volatile-identities under threads: four threads store re-auth
+ * contexts for the same eight IMSIs at once (the per-IMSI tracking and
+ * its unlocked prefetch of the tracking slot race on purpose; TSan
+ * builds look at them). Afterwards every IMSI keeps one or two contexts
+ * (the newest two it was given, whichever thread gave them), and the one
+ * each thread stored last for it is found unless two newer ones of
+ * other threads came after it.
+ */
+enum { VT_THREADS = 4, VT_IMSIS = 8, VT_ROUNDS = 40 };
+
+struct vt_arg {
+	const struct tw_eap_identity_ops *ops;
+	char (*imsi)[16];
+	char (*ids)[VT_IMSIS][VT_ROUNDS][TW_EAP_ID_MAX + 1]; /* [thread][imsi][round] */
+	int t;
+	int fails;
+};
+
+static void *vt_run(void *p)
+{
+	struct vt_arg *a = p;
+	struct tw_eap_reauth_state r;
+
+	for (int k = 0; k < VT_ROUNDS; k++)
+		for (int i = 0; i < VT_IMSIS; i++) {
+			const char *id = a->ids[a->t][i][k];
+
+			/* not random_state: the harness's generator is one
+			 * thread's */
+			memset(&r, 0, sizeof(r));
+			r.method = 18;
+			memcpy(r.imsi, a->imsi[i], 15);
+			r.imsi_len = 15;
+			r.counter = (uint16_t)k;
+			memset(r.k_encr, a->t * 16 + i, sizeof(r.k_encr));
+			r.k_aut_len = 16;
+			memset(r.k_aut, k, 16);
+			if (a->ops->reauth_store(a->ops->arg, ID(id), &r) != TW_OK)
+				a->fails++;
+		}
+	tw_wipe(&r, sizeof(r));
+	return NULL;
+}
+
+static void test_ident_volatile_threads(void)
+{
+	struct tw_store_opts o = opts_default();
+	static char imsi[VT_IMSIS][16];
+	static char ids[VT_THREADS][VT_IMSIS][VT_ROUNDS][TW_EAP_ID_MAX + 1];
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	struct vt_arg args[VT_THREADS];
+	pthread_t th[VT_THREADS];
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state got;
+	struct tw_subscriber s;
+	struct tw_store *st;
+	int fails = 0, bad_count = 0;
+
+	db_remove();
+	o.ident_volatile = true;
+	o.ident_cache = 4096;
+	st = open_with(&o);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	for (int i = 0; i < VT_IMSIS; i++) {
+		random_imsi(imsi[i]);
+		imsi[i][14] = (char)('0' + i); /* distinct */
+		make_milenage(&s, imsi[i], amf, 0);
+		CHECK_OK(tw_store_sub_put(st, &s, false));
+		for (int t = 0; t < VT_THREADS; t++)
+			for (int k = 0; k < VT_ROUNDS; k++)
+				mint_into(ops, "4@x", imsi[i], 15, ids[t][i][k], sizeof(ids[t][i][k]));
+	}
+	for (int t = 0; t < VT_THREADS; t++) {
+		args[t] = (struct vt_arg){ ops, imsi, ids, t, 0 };
+		CHECK(pthread_create(&th[t], NULL, vt_run, &args[t]) == 0);
+	}
+	for (int t = 0; t < VT_THREADS; t++) {
+		pthread_join(th[t], NULL);
+		fails += args[t].fails;
+	}
+	CHECK(fails == 0);
+	for (int i = 0; i < VT_IMSIS; i++) {
+		int found = 0, last_found = 0;
+
+		for (int t = 0; t < VT_THREADS; t++)
+			for (int k = 0; k < VT_ROUNDS; k++)
+				if (ops->reauth_lookup(ops->arg, ID(ids[t][i][k]), &got) == TW_OK) {
+					found++;
+					last_found += k == VT_ROUNDS - 1;
+				}
+		/* the newest two per IMSI: two threads' last ones at least
+		 * are among all the last ones */
+		bad_count += found < 1 || found > 2 || last_found < 1;
+	}
+	if (!CHECK(bad_count == 0))
+		tw_note("volatile threads: %d of %d IMSIs keep not 1-2 contexts with a last one",
+			bad_count, VT_IMSIS);
+	tw_wipe(&got, sizeof(got));
+	tw_store_close(st);
+}
+
 static void test_ident_threads(void)
 {
 	struct tw_store_opts o = opts_default();
@@ -4628,6 +4732,7 @@ void test_main(void)
 	test_minted_ids();
 	test_ident_slots();
 	test_ident_threads();
+	test_ident_volatile_threads();
 	test_ident_reader();
 	test_ident_random_fork();
 	test_other_process();
