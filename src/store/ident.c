@@ -1435,9 +1435,9 @@ static int random_cb(void *arg, uint8_t *out, size_t len)
 
 /* Remembers an id a pseudonym or re-auth write deletes, packed (a
  * round's ids are read back in order: dense, not one id slot of
- * TW_EAP_ID_MAX each); grown with realloc: the write-behind thread, or a
- * caller whose table is full anyway. Wiped when it moves (the ids name
- * subscribers). */
+ * TW_EAP_ID_MAX each); grown by doubling (the write-behind thread, or a
+ * caller whose table is full anyway), the old block wiped when it moves
+ * (the ids name subscribers). */
 static void pruned_add(struct ident_table *t, uint8_t kind, const void *id, size_t n)
 {
 	if (n > TW_EAP_ID_MAX)
