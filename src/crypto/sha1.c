@@ -138,7 +138,10 @@ blocks_shani(uint32_t h[5], const uint8_t *p, size_t n)
 	_mm_storeu_si128((__m128i *)h, abcd);
 	h[4] = (uint32_t)_mm_extract_epi32(e0, 3);
 	/* message words and chaining values (key-derived in HMAC and the
-	 * FIPS 186 PRF): none left in registers */
+	 * FIPS 186 PRF): none left in registers, nor in the schedule kept
+	 * in the frame */
+	tw_wipe(m, sizeof(m));
+	tw_wipe(e, sizeof(e));
 	TW_CLEAR_XMM();
 }
 #undef GROUP

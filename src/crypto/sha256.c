@@ -171,7 +171,10 @@ blocks_shani(uint32_t h[8], const uint8_t *p, size_t n)
 	_mm_storeu_si128((__m128i *)&h[0], st0);
 	_mm_storeu_si128((__m128i *)&h[4], st1);
 	/* the message words and chaining values are key-derived in HMAC
-	 * (a keyed state is as good as the key): none left in registers */
+	 * (a keyed state is as good as the key): none left in registers,
+	 * nor in the schedule kept in the frame (its last 16 words give
+	 * the block back) */
+	tw_wipe(w, sizeof(w));
 	TW_CLEAR_XMM();
 }
 
@@ -234,6 +237,7 @@ hmac_shani(const uint32_t hin[8], const uint32_t ostate[8], const uint8_t *p,
 	st1 = _mm_alignr_epi8(st1, tmp, 8);
 	_mm_storeu_si128((__m128i *)out, _mm_shuffle_epi8(st0, bswap));
 	_mm_storeu_si128((__m128i *)(out + 16), _mm_shuffle_epi8(st1, bswap));
+	tw_wipe(w, sizeof(w));
 	TW_CLEAR_XMM();
 	tw_wipe(h, sizeof(h));
 }

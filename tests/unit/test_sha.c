@@ -574,6 +574,32 @@ static void x16_no_reg_residue(void)
 	tw_wipe(regs, sizeof(regs));
 }
 
+/* FIPS 180-4 §6.2.2 step 1: the message schedule of one block. */
+static void sha256_schedule(const uint8_t blk[64], uint32_t w[64])
+{
+#define ROTR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
+	for (int t = 0; t < 16; t++)
+		w[t] = tw_load_be32(blk + 4 * t);
+	for (int t = 16; t < 64; t++) {
+		uint32_t s0 = ROTR(w[t - 15], 7) ^ ROTR(w[t - 15], 18) ^ (w[t - 15] >> 3);
+		uint32_t s1 = ROTR(w[t - 2], 17) ^ ROTR(w[t - 2], 19) ^ (w[t - 2] >> 10);
+
+		w[t] = s1 + w[t - 7] + s0 + w[t - 16];
+	}
+#undef ROTR
+}
+
+/* The block below, hashed by tw_sha256_blocks, from a frame of its own
+ * (so that the caller's scan sees the stack the call used). */
+static __attribute__((noinline)) void sha256_secret_block(const uint8_t blk[64])
+{
+	uint32_t h[8];
+
+	memcpy(h, tw_sha256_iv, sizeof(h));
+	tw_sha256_blocks(h, blk, 1);
+	tw_wipe(h, sizeof(h));
+}
+
 /*
  * The one-message kernels (SHA-NI where the CPU has it and TWAG_CPU
  * allows, else portable): after a block of a secret message, neither its
@@ -609,6 +635,26 @@ static void one_stream_no_reg_residue(void)
 		tw_note("SHA-1/SHA-256 blocks: %d words of a message or chaining value left in the "
 			"%d vector registers", hits, nreg);
 	tw_wipe(regs, sizeof(regs));
+	{
+		/* nor on the stack: the last schedule words (W[48..63] give
+		 * back the whole block, run backwards), four at a time as a
+		 * vector register holds them */
+		uint32_t sch[64];
+		uint8_t pat[16];
+
+		sha256_schedule(blk, sch);
+		sha256_secret_block(blk);
+		hits = 0;
+		for (int q = 48; q < 64; q += 4) {
+			for (int i = 0; i < 4; i++)
+				tw_store_le32(pat + 4 * i, sch[q + i]);
+			hits += tw_test_stack_copies(pat, sizeof(pat));
+		}
+		if (!CHECK(hits == 0))
+			tw_note("SHA-256 blocks: %d runs of four schedule words left on the stack",
+				hits);
+		tw_wipe(sch, sizeof(sch));
+	}
 }
 
 void test_main(void)
