@@ -28,7 +28,9 @@ void tw_table_free(void *p, size_t count, size_t size);
  * it), so that no page fault, each a 2 MiB zeroing with huge pages, falls
  * on the packet path later: for the tables every packet writes to in
  * turn (the duplicate cache), which a long-running server fills whole
- * anyway. The contents are unchanged. TW_OK, or TW_ERR_NOMEM when the
+ * anyway. Call it before other threads use the table (where the kernel
+ * lacks MADV_POPULATE_WRITE each page is read and written back). The
+ * contents are unchanged. TW_OK, or TW_ERR_NOMEM when the
  * memory could not be committed (a start-up error, not a later kill). */
 TW_MUST_CHECK int tw_table_populate(void *p, size_t count, size_t size);
 

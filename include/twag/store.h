@@ -119,7 +119,7 @@ TW_MUST_CHECK int tw_store_open(struct tw_store **st, const struct tw_store_opts
 
 /*
  * Commits the memory of the identity table now (a server calls it once
- * after opening): the table fills as pseudonyms and re-auth ids are
+ * after opening, before any traffic): the table fills as pseudonyms and re-auth ids are
  * stored, and a long-running server fills it whole (--identity-cache
  * entries of about 500 octets, and their index), so without this its
  * pages are faulted in, 2 MiB zeroed at a time with huge pages, on the

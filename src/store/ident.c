@@ -2171,7 +2171,7 @@ void store_ident_forget_imsi(struct tw_store *st, const char *imsi, size_t imsi_
 		if (is_clean(t, e))
 			drop_clean(t, (int32_t)i);
 		else
-			e->tomb = 1;
+			e->tomb = 1; /* its row key stays: the id names that row */
 	}
 	t->gone++;
 	pthread_mutex_unlock(&t->lock);
