@@ -392,9 +392,16 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 			       uint8_t *const out[TW_SHA256_X16], uint16_t live)
 {
 	uint32_t st[8][TW_SHA256_X16], w[16][TW_SHA256_X16];
-	const uint8_t *p[TW_SHA256_X16];
+	const uint8_t *p[TW_SHA256_X16], *idle = NULL;
 	size_t most = 0;
+	bool vec = false; /* the AVX-512 kernels, called here directly */
 
+#if defined(__x86_64__)
+	if (tw_cpu_has(TW_CPU_AVX512)) {
+		vec = true;
+		idle = zero_block;
+	}
+#endif
 	for (unsigned j = 0; j < TW_SHA256_X16; j++)
 		if ((live >> j) & 1 && nblk[j] > most)
 			most = nblk[j];
@@ -402,20 +409,26 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 	 * a lane whose message has ended waits for the longest (on AVX-512
 	 * its lane reads zeros meanwhile and keeps its chaining value) */
 	memcpy(st, k->ist, sizeof(st));
-#if defined(__x86_64__)
-	if (tw_cpu_has(TW_CPU_AVX512)) {
-		for (size_t b = 0; b < most; b++) {
-			uint16_t m = 0;
+	for (size_t b = 0; b < most; b++) {
+		uint16_t m = 0;
 
-			for (unsigned j = 0; j < TW_SHA256_X16; j++) {
-				p[j] = zero_block;
-				if ((live >> j) & 1 && nblk[j] > b) {
-					p[j] = blocks[j] + 64 * b;
-					m |= (uint16_t)(1u << j);
-				}
+		for (unsigned j = 0; j < TW_SHA256_X16; j++) {
+			p[j] = idle;
+			if ((live >> j) & 1 && nblk[j] > b) {
+				p[j] = blocks[j] + 64 * b;
+				m |= (uint16_t)(1u << j);
 			}
-			x16_blocks_avx512(st, p, m);
 		}
+#if defined(__x86_64__)
+		if (vec) {
+			x16_blocks_avx512(st, p, m); /* cleaned up below */
+			continue;
+		}
+#endif
+		tw_sha256_x16_blocks(st, p, m);
+	}
+#if defined(__x86_64__)
+	if (vec) {
 		memcpy(w, k->ost, sizeof(k->ost));
 		x16_outer_avx512((uint32_t(*)[TW_SHA256_X16])w, (const uint32_t(*)[TW_SHA256_X16])st,
 				 out, live);
@@ -425,18 +438,6 @@ void tw_hmac_sha256_x16_padded(const struct tw_hmac_sha256_x16 *k,
 		return;
 	}
 #endif
-	for (size_t b = 0; b < most; b++) {
-		uint16_t m = 0;
-
-		for (unsigned j = 0; j < TW_SHA256_X16; j++) {
-			p[j] = NULL;
-			if ((live >> j) & 1 && nblk[j] > b) {
-				p[j] = blocks[j] + 64 * b;
-				m |= (uint16_t)(1u << j);
-			}
-		}
-		tw_sha256_x16_blocks(st, p, m);
-	}
 	/* steps (5)-(7): the outer block is the inner digest (its words are
 	 * the chaining value as it stands), 0x80 and the bit length of
 	 * 64 + 32 octets (FIPS 180-4 §5.1.1) */

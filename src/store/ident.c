@@ -1086,24 +1086,28 @@ static void track_imsi(struct tw_store *st, int32_t idx)
 
 /*
  * ident_volatile: what track_imsi will read for imsi, on its way: its
- * slot (stage 0, as early as possible), then the two entries the slot
- * names (stage 1, once the slot is likely in: their header and IMSI
- * lines). Without the table lock: a hint only, whatever it reads (the
- * slot's entry numbers are stored atomically by track_imsi for this).
+ * slot (track_slot prefetches it and says which, as early as possible),
+ * then the two entries the slot names (track_prefetch, once the slot is
+ * likely in: their header and IMSI lines). Without the table lock: a
+ * hint only, whatever it reads (the slot's entry numbers are stored
+ * atomically by track_imsi for this).
  */
-static void track_prefetch(struct tw_store *st, const char *imsi, size_t len, int stage)
+static const struct ident_imsi_slot *track_slot(struct tw_store *st, const char *imsi,
+						size_t len)
 {
 	struct ident_table *t = tab(st);
 	const struct ident_imsi_slot *s;
 
 	if (t->imsi_slot == NULL)
-		return;
+		return NULL;
 	s = &t->imsi_slot[store_hash(st, IDENT_REAUTH, (const uint8_t *)imsi, len) &
 			  (t->n_imsi_slot - 1)];
-	if (stage == 0) {
-		__builtin_prefetch(s);
-		return;
-	}
+	__builtin_prefetch(s);
+	return s;
+}
+
+static void track_prefetch(const struct ident_table *t, const struct ident_imsi_slot *s)
+{
 	for (int k = 0; k < 2; k++) {
 		int32_t j = __atomic_load_n(&s->i[k], __ATOMIC_RELAXED);
 
@@ -1282,6 +1286,7 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	uint8_t plain[STORE_REAUTH_SER_LEN];
 	union ident_val v;
 	char imsi[TW_IMSI_MAX_LEN + 1];
+	const struct ident_imsi_slot *slot;
 	int64_t gen;
 	uint64_t h;
 	int rc;
@@ -1296,8 +1301,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 		return TW_ERR_INVAL; /* not minted here for this IMSI */
 	memcpy(imsi, s->imsi, s->imsi_len);
 	imsi[s->imsi_len] = '\0';
-	if (st->ident_volatile) /* track_imsi's cold lines, while we work */
-		track_prefetch(st, imsi, s->imsi_len, 0);
+	/* track_imsi's cold lines on their way while we work */
+	slot = st->ident_volatile ? track_slot(st, imsi, s->imsi_len) : NULL;
 	/* an unknown subscriber: stored, but never found again (gen -1) */
 	rc = store_sub_gen(st, imsi, &gen);
 	if (rc != TW_OK && rc != TW_ERR_NOTFOUND)
@@ -1308,8 +1313,8 @@ static int reauth_store(void *arg, const uint8_t *id, size_t len,
 	rc = seal_state(st, id, len, plain, v.r.wrapped);
 	memcpy(v.r.imsi, s->imsi, s->imsi_len);
 	v.r.imsi_len = (uint8_t)s->imsi_len;
-	if (st->ident_volatile)
-		track_prefetch(st, imsi, s->imsi_len, 1);
+	if (slot != NULL)
+		track_prefetch(tab(st), slot);
 	if (rc == TW_OK)
 		rc = st->ident_volatile ? put_memory(st, h, IDENT_REAUTH, id, len, &v, sizeof(v))
 					: put(st, h, IDENT_REAUTH, id, len, false, &v, sizeof(v));
