@@ -145,13 +145,14 @@ awk -v n="$N_WARM" 'BEGIN { RS = ""; ORS = "\n\n" } NR <= n' "$tmp/radeap.in" >"
 
 "$TWAG" subscriber import --db "$tmp/sim.db" --csv "$tmp/sim.csv" >/dev/null || exit 1
 fr_version=$(freeradius -v 2>/dev/null | sed -nE 's/.*FreeRADIUS Version ([0-9.]+).*/\1/p' | head -1)
-# FreeRADIUS, then twagd three ways: as configured by default (identity
+# FreeRADIUS, then twagd five ways: as configured by default (identity
 # privacy: a fresh pseudonym and fast re-auth id stored per full
-# authentication), without (FreeRADIUS's EAP-SIM issues neither), and
-# without receive coalescing (its effect, measured in the same run). The
-# four rows are measured in ROUNDS interleaved rounds: this machine's speed
-# drifts within minutes, so each round's rows are compared with each other
-# and the report takes the median round.
+# authentication), with volatile identities, without privacy (FreeRADIUS's
+# EAP-SIM issues neither), and with a shorter receive-coalescing period
+# and without it (their effect, measured in the same run). The rows are
+# measured in ROUNDS interleaved rounds: this machine's speed drifts within
+# minutes, so each round's rows are compared with each other and the
+# report takes the median round.
 NOPRIV="--no-pseudonyms --no-fast-reauth"
 declare -A res
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -161,9 +162,10 @@ for ((round = 1; round <= ROUNDS; round++)); do
 	load_fr_start "$tmp/fr" "$tmp/fr.log" || { echo "gateway.sh: freeradius did not start" >&2; tail -20 "$tmp/fr.log" >&2; exit 1; }
 	res[fr,$round]=$(run_radeap "$FR_PID" "$port")
 	stop_pid "$FR_PID"
-	for kind in tw tv tn tc; do
+	for kind in tw tv ts tn tc; do
 		case $kind in
 		tw) extra="" ;;
+		ts) extra="--rx-coalesce-us 500" ;;
 		tv) extra="--volatile-identities" ;;
 		tn) extra=$NOPRIV ;;
 		tc) extra="$NOPRIV --rx-coalesce-us 0" ;;
@@ -314,7 +316,7 @@ row() { # label kind: the kind's median round, and its figure in every round
 	echo
 	echo "Each server first answers $N_WARM authentications of the same file that are"
 	echo "not counted (its tables and caches reach their steady state)."
-	echo "$ROUNDS rounds, each running the five rows one after the other; a row shows"
+	echo "$ROUNDS rounds, each running the six rows one after the other; a row shows"
 	echo "its median round (by server CPU per authentication), and the last column"
 	echo "that figure in every round, in order."
 	echo
@@ -323,15 +325,18 @@ row() { # label kind: the kind's median round, and its figure in every round
 	row "FreeRADIUS $fr_version" fr
 	row "twagd (identity privacy on)" tw
 	row "twagd (identity privacy on, --volatile-identities)" tv
+	row "twagd (identity privacy on, --rx-coalesce-us 500)" ts
 	row "twagd (identity privacy off)" tn
 	row "twagd (identity privacy off, --rx-coalesce-us 0)" tc
 	echo
 	echo "User and kernel split the server CPU by utime and stime: the kernel's part is"
 	echo "the system calls, mostly UDP over loopback (each reply's send also runs its"
 	echo "delivery to radeapclient's socket), and the wake-ups. twagd's default receive"
-	echo "coalescing (\`--rx-coalesce-us 500\`) takes radeapclient's stream several"
-	echo "datagrams per receive; the last row turns it off, so that each datagram"
-	echo "costs a wake-up and its own receive and send."
+	echo "coalescing (\`--rx-coalesce-us 1000\`) takes radeapclient's stream several"
+	echo "datagrams per receive, with at most one wait (a sleep and a wake-up) per"
+	echo "1000 µs; the row with 500 shows the cost of twice as many waits, and the"
+	echo "last row turns it off, so that each datagram costs a wake-up and its own"
+	echo "receive and send."
 	echo
 	echo "FreeRADIUS / twagd server CPU per authentication, the median of the rounds'"
 	echo "ratios: ${ratio}x (privacy on; by round $(round_ratios tw | paste -sd/ | sed 's|/| / |g')),"

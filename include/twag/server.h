@@ -43,7 +43,7 @@ enum {
 	TW_SRV_DEFAULT_REAUTH_LIMIT = 16,        /* re-auths per full auth */
 	TW_SRV_DEFAULT_DUP_ENTRIES = 32768,      /* per worker */
 	TW_SRV_DEFAULT_DUP_EXPIRY = 10,          /* s (RFC 5080 §2.2.2) */
-	TW_SRV_DEFAULT_RX_COALESCE_US = 500,     /* worker.c: receive coalescing */
+	TW_SRV_DEFAULT_RX_COALESCE_US = 1000,    /* worker.c: receive coalescing */
 	TW_SRV_MAX_RX_COALESCE_US = 10000,
 	TW_SRV_DUP_AVG_REPLY = 256,              /* reply ring octets per entry */
 	TW_SRV_DUP_REPLY_MAX = 4096,             /* TW_RADIUS_MAX_LEN */

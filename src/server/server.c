@@ -63,7 +63,7 @@ static const char usage_text[] =
 	"  --sim-fullauth-id-req     ask AT_FULLAUTH_ID_REQ in the first SIM/Start\n"
 	"  --dup-cache N             duplicate cache entries per worker (default 32768)\n"
 	"  --dup-expiry S            duplicate cache lifetime (default 10)\n"
-	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 500, 0: off)\n"
+	"  --rx-coalesce-us N        under load, wait N µs before a receive (default 1000, 0: off)\n"
 	"  --no-udp-gso              one send per reply (default: UDP GSO for equal replies)\n"
 	"  --no-udp-gro              one datagram per receive (default: UDP GRO coalescing)\n"
 	"  --volatile-identities     pseudonyms resolved by decryption, re-auth contexts in\n"

@@ -68,7 +68,7 @@ static void test_flags(void)
 	CHECK(c.clients.n == 1 && c.clients.v[0].key.len == 10 &&
 	      memcmp(c.clients.v[0].key.secret, "testing123", 10) == 0);
 	CHECK(c.reply_session_timeout == 3600 && c.reauth_limit == 16); /* defaults */
-	CHECK(c.rx_coalesce_us == 500 && c.udp_gso && c.udp_gro && !c.spread_by_id);
+	CHECK(c.rx_coalesce_us == 1000 && c.udp_gso && c.udp_gro && !c.spread_by_id);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --no-udp-gso", err, sizeof(err)));
 	CHECK(!c.udp_gso && c.udp_gro);
