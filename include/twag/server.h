@@ -72,7 +72,6 @@ struct tw_srv_addr {
 struct tw_srv_client {
 	struct tw_srv_addr net;
 	unsigned prefix;        /* 0..32 or 0..128 */
-	uint8_t mask[16];       /* the prefix as a mask over net.a */
 	struct tw_radius_secret key;
 	bool from_cmdline;      /* kept over SIGHUP reloads */
 	char name[64];          /* "addr/prefix" for logs */
@@ -81,15 +80,20 @@ struct tw_srv_client {
 struct tw_srv_clients {
 	size_t n, cap;
 	struct tw_srv_client *v;
-	/* the index (tw_srv_clients_add keeps it): host entries (a /32 or a
-	 * /128, the most specific there is) in an open-addressed table of
-	 * indices into v, keyed by a seeded hash of the address; the other
-	 * networks' indices, longest prefix first. A look-up costs one
-	 * probe sequence plus the networks, not a scan of every client. */
-	uint32_t *host;            /* nhost slots (power of 2), UINT32_MAX empty */
-	size_t nhost, hosts;       /* slots, entries */
-	uint32_t *nets;
-	size_t nnets, nets_cap;
+	/* the index (tw_srv_clients_add keeps it): every entry in one
+	 * open-addressed table of indices into v, keyed by a seeded hash of
+	 * (family, prefix, network); per family, the prefix lengths that
+	 * entries have, longest first. A look-up masks the address to each
+	 * of those lengths in turn and probes the table: the first hit is
+	 * the most specific network. Its cost grows with the number of
+	 * distinct prefix lengths (a few in practice; at most 33 or 129),
+	 * not with the number of clients. */
+	uint64_t *slot;            /* nslot slots (power of 2): hash bits | index + 1, 0 empty */
+	size_t nslot;
+	uint8_t lens[2][129];      /* [0] IPv4, [1] IPv6: prefix lengths, longest first */
+	uint64_t len_mask[2][129][2]; /* the mask of lens[f][k] as two words */
+	uint8_t nlens[2];
+	uint32_t len_count[2][129]; /* entries per (family, prefix length) */
 	uint64_t seed[2];
 };
 

@@ -7,8 +7,9 @@
  * Clients are networks (IP/PREFIX, IPv4 or IPv6) and the most specific one
  * wins. The table is built at start-up and on SIGHUP (a new table is
  * swapped in: see server.c); lookups only read it. A deployment may name
- * every access point (tens of thousands of /32s): look-ups go through an
- * index (struct tw_srv_clients), two per datagram, never a scan.
+ * every access point (tens of thousands of /32s) or every AP subnet
+ * (thousands of /24s or /28s): look-ups go through an index (struct
+ * tw_srv_clients), a probe per distinct prefix length, never a scan.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -120,144 +121,164 @@ bool tw_srv_addr_eq(const struct tw_srv_addr *x, const struct tw_srv_addr *y)
 	       memcmp(x->a, y->a, x->family == 4 ? 4 : 16) == 0;
 }
 
-/* (a & mask) == net over the 16 octets (an IPv4 address and its mask
- * are zero beyond octet 4): two 64-bit compares per entry on the packet
- * path. */
-static bool in_net(const struct tw_srv_client *c, const struct tw_srv_addr *a)
+/* ---- the index ------------------------------------------------------------ */
+
+/* A slot of the index: 0 empty, else the entry's hash bits above 32 and
+ * its index in v + 1 below, so that a probe past another network's slot
+ * compares those bits and does not read its entry (a cold line of a
+ * table of thousands). */
+#define SLOT_IDX(v) ((uint32_t)(v)-1)
+#define SLOT_TAG(h) ((uint64_t)(h) & ~(uint64_t)UINT32_MAX)
+
+static unsigned fam_ix(uint8_t family)
 {
-	return c->net.family == a->family &&
-	       ((tw_load_le64(a->a) & tw_load_le64(c->mask)) ^ tw_load_le64(c->net.a)) == 0 &&
-	       ((tw_load_le64(a->a + 8) & tw_load_le64(c->mask + 8)) ^
-		tw_load_le64(c->net.a + 8)) == 0;
+	return family == 4 ? 0 : 1;
 }
 
-static void prefix_mask(uint8_t mask[16], unsigned prefix)
+/* A network as the index compares it: its 16 octets as two words (in
+ * memory order; an IPv4 network's second word and tail are zero) and
+ * (family, prefix). */
+struct net_key {
+	uint64_t w0, w1;
+	unsigned fp; /* family << 8 | prefix */
+};
+
+static struct net_key key_of(const struct tw_srv_addr *net, unsigned prefix)
 {
+	return (struct net_key){ tw_load_le64(net->a), tw_load_le64(net->a + 8),
+				 (unsigned)net->family << 8 | prefix };
+}
+
+/* The mask of the first `prefix` bits of 16 octets as two words in memory
+ * order (the order tw_load_le64 reads). */
+static void prefix_words(unsigned prefix, uint64_t m[2])
+{
+	uint8_t b[16];
+
 	for (unsigned i = 0; i < 16; i++) {
 		unsigned lo = i * 8;
 
-		mask[i] = lo >= prefix ? 0 :
-			  prefix - lo >= 8 ? 0xff : (uint8_t)(0xff << (8 - (prefix - lo)));
+		b[i] = lo >= prefix ? 0 :
+		       prefix - lo >= 8 ? 0xff : (uint8_t)(0xff << (8 - (prefix - lo)));
 	}
+	m[0] = tw_load_le64(b);
+	m[1] = tw_load_le64(b + 8);
 }
 
-/* ---- the index ------------------------------------------------------------ */
-
-#define HOST_EMPTY UINT32_MAX /* an empty slot of the host index */
-
-static bool is_host(const struct tw_srv_client *c)
+/* A seeded mix of a network's key (the seed is random per table: the
+ * slots an address probes cannot be worked out from outside). */
+static uint64_t net_hash(const struct tw_srv_clients *t, const struct net_key *k)
 {
-	return c->prefix == (c->net.family == 4 ? 32u : 128u);
-}
+	uint64_t h = (k->w0 ^ t->seed[0]) * 0x9e3779b97f4a7c15ULL;
 
-/* A seeded mix of the address (the seed is random per table: the slots an
- * address probes cannot be worked out from outside). */
-static size_t host_hash(const struct tw_srv_clients *t, const struct tw_srv_addr *a)
-{
-	/* the octets tw_srv_addr_eq compares: 4 for IPv4 */
-	uint64_t lo = a->family == 4 ? tw_load_le32(a->a) : tw_load_le64(a->a);
-	uint64_t hi = a->family == 4 ? 0 : tw_load_le64(a->a + 8);
-	uint64_t h = (lo ^ t->seed[0]) * 0x9e3779b97f4a7c15ULL;
-
-	h ^= (hi ^ t->seed[1] ^ a->family) * 0xc2b2ae3d27d4eb4fULL;
+	h ^= (k->w1 ^ t->seed[1] ^ k->fp) * 0xc2b2ae3d27d4eb4fULL;
 	h ^= h >> 29;
 	h *= 0xbf58476d1ce4e5b9ULL;
-	return (size_t)(h ^ (h >> 32));
+	return h ^ (h >> 31);
 }
 
-/* The slot of host address a: its entry's, or the empty one ending its
- * probe sequence. */
-static size_t host_slot(const struct tw_srv_clients *t, const struct tw_srv_addr *a)
+/* Entry c is the network k: host bits are zero in both (tw_srv_addr_parse
+ * clears them, a look-up masks them off), so the words compare. */
+static bool is_net(const struct tw_srv_client *c, const struct net_key *k)
 {
-	size_t mask = t->nhost - 1, i = host_hash(t, a) & mask;
+	return ((unsigned)c->net.family << 8 | c->prefix) == k->fp &&
+	       tw_load_le64(c->net.a) == k->w0 && tw_load_le64(c->net.a + 8) == k->w1;
+}
 
-	while (t->host[i] != HOST_EMPTY && !tw_srv_addr_eq(&t->v[t->host[i]].net, a))
+/* The slot of network k, whose hash is h: its entry's, or the empty one
+ * ending its probe sequence. */
+static size_t net_slot(const struct tw_srv_clients *t, const struct net_key *k, uint64_t h)
+{
+	size_t mask = t->nslot - 1, i = (size_t)h & mask;
+
+	while (t->slot[i] != 0 && (SLOT_TAG(t->slot[i]) != SLOT_TAG(h) ||
+				   !is_net(&t->v[SLOT_IDX(t->slot[i])], k)))
 		i = (i + 1) & mask;
 	return i;
 }
 
-/* Room for one more host entry (load at most 1/2). */
-static int host_room(struct tw_srv_clients *t)
+/* The slot of entry c's network. */
+static size_t entry_slot(const struct tw_srv_clients *t, const struct tw_srv_client *c,
+			 uint64_t *h)
 {
-	size_t n = t->nhost ? t->nhost : 16;
-	uint32_t *old = t->host;
-	size_t nold = t->nhost;
+	struct net_key k = key_of(&c->net, c->prefix);
 
-	if (t->host != NULL && 2 * (t->hosts + 1) <= t->nhost)
+	*h = net_hash(t, &k);
+	return net_slot(t, &k, *h);
+}
+
+/* Room for one more entry (load at most 1/2). */
+static int slot_room(struct tw_srv_clients *t, size_t entries)
+{
+	size_t n = t->nslot ? t->nslot : 16;
+	uint64_t *old = t->slot;
+	size_t nold = t->nslot;
+
+	if (t->slot != NULL && 2 * (entries + 1) <= t->nslot)
 		return TW_OK;
-	while (2 * (t->hosts + 1) > n)
+	while (2 * (entries + 1) > n)
 		n *= 2;
-	if (t->host == NULL &&
+	if (t->slot == NULL &&
 	    getrandom(t->seed, sizeof(t->seed), GRND_NONBLOCK) != (ssize_t)sizeof(t->seed)) {
 		/* the pool not ready yet (early boot): the table works the
 		 * same, its probes are just predictable */
 		t->seed[0] = (uint64_t)(uintptr_t)t ^ 0x243f6a8885a308d3ULL;
 		t->seed[1] = (uint64_t)(uintptr_t)&n ^ 0x13198a2e03707344ULL;
 	}
-	t->host = malloc(n * sizeof(*t->host));
-	if (t->host == NULL) {
-		t->host = old;
+	t->slot = malloc(n * sizeof(*t->slot));
+	if (t->slot == NULL) {
+		t->slot = old;
 		return TW_ERR_NOMEM;
 	}
-	memset(t->host, 0xff, n * sizeof(*t->host));
-	t->nhost = n;
+	memset(t->slot, 0, n * sizeof(*t->slot));
+	t->nslot = n;
 	for (size_t i = 0; i < nold; i++)
-		if (old[i] != HOST_EMPTY)
-			t->host[host_slot(t, &t->v[old[i]].net)] = old[i];
+		if (old[i] != 0) {
+			uint64_t h = 0;
+
+			t->slot[entry_slot(t, &t->v[SLOT_IDX(old[i])], &h)] = old[i];
+		}
 	free(old);
 	return TW_OK;
 }
 
-/* Indexes v[i] (just appended). */
+/* Indexes v[i] (just appended, a network not in the table yet). */
 static int index_add(struct tw_srv_clients *t, uint32_t i)
 {
 	const struct tw_srv_client *c = &t->v[i];
-	size_t k;
+	unsigned f = fam_ix(c->net.family), k;
+	int rc = slot_room(t, i);
+	uint64_t h;
+	size_t s;
 
-	if (is_host(c)) {
-		int rc = host_room(t);
-
-		if (rc != TW_OK)
-			return rc;
-		t->host[host_slot(t, &c->net)] = i;
-		t->hosts++;
+	if (rc != TW_OK)
+		return rc;
+	s = entry_slot(t, c, &h);
+	t->slot[s] = SLOT_TAG(h) | ((uint64_t)i + 1);
+	if (t->len_count[f][c->prefix]++ > 0)
 		return TW_OK;
+	/* a new prefix length: into the family's list, longest first */
+	for (k = t->nlens[f]; k > 0 && t->lens[f][k - 1] < c->prefix; k--) {
+		t->lens[f][k] = t->lens[f][k - 1];
+		t->len_mask[f][k][0] = t->len_mask[f][k - 1][0];
+		t->len_mask[f][k][1] = t->len_mask[f][k - 1][1];
 	}
-	if (t->nnets == t->nets_cap) {
-		size_t ncap = t->nets_cap ? 2 * t->nets_cap : 8;
-		uint32_t *nv = realloc(t->nets, ncap * sizeof(*nv));
-
-		if (nv == NULL)
-			return TW_ERR_NOMEM;
-		t->nets = nv;
-		t->nets_cap = ncap;
-	}
-	/* longest prefix first: the first that holds an address is the one */
-	for (k = t->nnets; k > 0 && t->v[t->nets[k - 1]].prefix < c->prefix; k--)
-		t->nets[k] = t->nets[k - 1];
-	t->nets[k] = i;
-	t->nnets++;
+	t->lens[f][k] = (uint8_t)c->prefix;
+	prefix_words(c->prefix, t->len_mask[f][k]);
+	t->nlens[f]++;
 	return TW_OK;
 }
 
 /* The entry of exactly this network, or NULL. */
 static struct tw_srv_client *same_net(struct tw_srv_clients *t, const struct tw_srv_client *c)
 {
-	if (is_host(c)) {
-		size_t i;
+	uint64_t h = 0;
+	size_t i;
 
-		if (t->host == NULL)
-			return NULL;
-		i = host_slot(t, &c->net);
-		return t->host[i] == HOST_EMPTY ? NULL : &t->v[t->host[i]];
-	}
-	for (size_t k = 0; k < t->nnets; k++) {
-		struct tw_srv_client *o = &t->v[t->nets[k]];
-
-		if (o->prefix == c->prefix && tw_srv_addr_eq(&o->net, &c->net))
-			return o;
-	}
-	return NULL;
+	if (t->slot == NULL)
+		return NULL;
+	i = entry_slot(t, c, &h);
+	return t->slot[i] == 0 ? NULL : &t->v[SLOT_IDX(t->slot[i])];
 }
 
 int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
@@ -292,13 +313,12 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 		snprintf(err, err_len, "client %.60s: bad secret", spec);
 		return TW_ERR_LENGTH;
 	}
-	prefix_mask(c.mask, c.prefix);
 	c.from_cmdline = from_cmdline;
 	tw_srv_addr_text(&c.net, text, sizeof(text));
 	snprintf(c.name, sizeof(c.name), "%s/%u", text, c.prefix);
 
 	slot = same_net(t, &c);
-	if (slot == NULL && t->n >= HOST_EMPTY) {
+	if (slot == NULL && t->n >= UINT32_MAX - 1) {
 		tw_wipe(&c, sizeof(c));
 		snprintf(err, err_len, "too many clients");
 		return TW_ERR_NOMEM;
@@ -341,18 +361,23 @@ int tw_srv_clients_add(struct tw_srv_clients *t, const char *spec,
 const struct tw_srv_client *tw_srv_clients_find(const struct tw_srv_clients *t,
 						const struct tw_srv_addr *addr)
 {
-	if (t == NULL || (addr->family != 4 && addr->family != 6))
-		return NULL;
-	/* a host entry is the most specific network there is */
-	if (t->host != NULL) {
-		uint32_t i = t->host[host_slot(t, addr)];
+	uint64_t w0, w1;
+	unsigned f;
 
-		if (i != HOST_EMPTY)
-			return &t->v[i];
+	if (t == NULL || t->slot == NULL || (addr->family != 4 && addr->family != 6))
+		return NULL;
+	f = fam_ix(addr->family);
+	w0 = tw_load_le64(addr->a);
+	w1 = tw_load_le64(addr->a + 8);
+	/* longest prefix first: the first network that holds addr is the one */
+	for (unsigned k = 0; k < t->nlens[f]; k++) {
+		const struct net_key nk = { w0 & t->len_mask[f][k][0], w1 & t->len_mask[f][k][1],
+					    (unsigned)addr->family << 8 | t->lens[f][k] };
+		size_t i = net_slot(t, &nk, net_hash(t, &nk));
+
+		if (t->slot[i] != 0)
+			return &t->v[SLOT_IDX(t->slot[i])];
 	}
-	for (size_t k = 0; k < t->nnets; k++)
-		if (in_net(&t->v[t->nets[k]], addr))
-			return &t->v[t->nets[k]];
 	return NULL;
 }
 
@@ -363,8 +388,7 @@ void tw_srv_clients_free(struct tw_srv_clients *t)
 	if (t->v != NULL)
 		tw_wipe(t->v, t->cap * sizeof(*t->v));
 	free(t->v);
-	free(t->host);
-	free(t->nets);
+	free(t->slot);
 	tw_wipe(t, sizeof(*t));
 }
 

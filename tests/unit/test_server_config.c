@@ -389,11 +389,16 @@ static void test_client_prefixes(void)
 /*
  * A table of thousands of clients (IPv4 and IPv6 hosts, some inside the
  * networks, networks of random prefixes, some entries given twice with
- * another secret) against a model: the longest matching prefix by the
- * bit-by-bit definition over the model's own list, for each entry's
- * address, addresses near the networks and random ones.
+ * another secret, and AP subnets as a deployment lists them: hundreds of
+ * networks of a few prefix lengths in one block, nested and repeated)
+ * against a model: the longest matching prefix by the bit-by-bit
+ * definition over the model's own list, for each entry's address,
+ * addresses near the networks and random ones.
  */
-enum { CT_HOST4 = 1500, CT_HOST6 = 400, CT_NET4 = 30, CT_NET6 = 15, CT_LOOKUPS = 5000 };
+enum {
+	CT_HOST4 = 1500, CT_HOST6 = 400, CT_NET4 = 30, CT_NET6 = 15,
+	CT_SUB4 = 600, CT_SUB6 = 200, CT_LOOKUPS = 8000
+};
 
 struct ct_model {
 	struct tw_srv_addr net;
@@ -425,7 +430,7 @@ static void ct_near(struct tw_srv_addr *a, const struct tw_srv_addr *net, unsign
 
 static void test_client_table(void)
 {
-	static struct ct_model m[CT_HOST4 + CT_HOST6 + CT_NET4 + CT_NET6];
+	static struct ct_model m[CT_HOST4 + CT_HOST6 + CT_NET4 + CT_NET6 + CT_SUB4 + CT_SUB6];
 	struct tw_srv_clients t;
 	size_t nm = 0, wrong = 0;
 	char spec[80], text[64], err[128];
@@ -454,6 +459,33 @@ static void test_client_table(void)
 			ct_random_addr(&m[nm].net, fam);
 		}
 		m[nm].prefix = fam == 4 ? 32 : 128;
+		nm++;
+	}
+	/* AP subnets: 10.0-3.0-31.x in /16, /24, /26 and /28, 2001:db8:0-7:x:x::
+	 * in /48, /56 and /64 (many land in or on one another) */
+	for (int i = 0; i < CT_SUB4 + CT_SUB6; i++) {
+		static const unsigned len4[] = { 16, 24, 26, 28 }, len6[] = { 48, 56, 64 };
+		uint32_t r = tw_test_random_u32();
+		struct tw_srv_addr *a = &m[nm].net;
+
+		memset(a, 0, sizeof(*a));
+		if (i < CT_SUB4) {
+			a->family = 4;
+			a->a[0] = 10;
+			a->a[1] = (uint8_t)(r & 3);
+			a->a[2] = (uint8_t)((r >> 2) & 31);
+			a->a[3] = (uint8_t)(r >> 8);
+			m[nm].prefix = len4[(r >> 16) % 4];
+		} else {
+			static const uint8_t db8[4] = { 0x20, 0x01, 0x0d, 0xb8 };
+
+			a->family = 6;
+			memcpy(a->a, db8, 4);
+			a->a[5] = (uint8_t)(r & 7);
+			a->a[6] = (uint8_t)(r >> 3);
+			a->a[7] = (uint8_t)(r >> 11);
+			m[nm].prefix = len6[(r >> 20) % 3];
+		}
 		nm++;
 	}
 	/* the model: a network twice keeps the later secret, one entry */
