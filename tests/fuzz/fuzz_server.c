@@ -27,6 +27,13 @@
  * timeout and the sessions are expired: none may be left (a slot kept
  * busy by an error path would never come back).
  *
+ * State carries over from one input to the next (the store's SQN and
+ * resynchronisation counters, identity rows; nonces and pseudonyms come
+ * from the DRBG), so an input that fails may need the ones run before it
+ * to fail again; the clock moves 62 s per input, past the duplicate
+ * cache's expiry, so the same Request Authenticators in the next input
+ * are new requests.
+ *
  * Seeds (tests/fuzz/corpus/server/) were written by hand in this format:
  * identity responses of the three subscribers then a continued
  * conversation (EAP-SIM Start answered with AT_NONCE_MT and
@@ -70,6 +77,8 @@ static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
 
 static void cleanup(void)
 {
+	tw_store_close(srv.store); /* its write-behind thread stopped first */
+	srv.store = NULL;
 	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
@@ -144,6 +153,14 @@ struct script {
 	uint8_t id;            /* RADIUS Identifier */
 	uint32_t ctr;          /* makes Request Authenticators */
 };
+
+/* No previous request (a build that failed left s->req half written). */
+static void forget(struct script *s)
+{
+	s->req_len = 0;
+	s->reply_len = 0;
+	s->answered_eap = false;
+}
 
 static void next_auth(struct script *s, uint8_t auth[16])
 {
@@ -233,8 +250,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			memcpy(b.buf + b.len, p, n); /* attributes as they come */
 			b.len += n;
 			if (tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
-						     &s.req_len) != TW_OK)
+						     &s.req_len) != TW_OK) {
+				forget(&s); /* s.req half overwritten: nothing to resend */
 				continue;
+			}
 			break;
 		case 2:
 			if (n > sizeof(eap))
@@ -250,8 +269,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 				tw_radius_add(&b, TW_RADIUS_STATE, s.state, s.state_len);
 			tw_radius_add_eap(&b, eap, n);
 			if (tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
-						     &s.req_len) != TW_OK)
+						     &s.req_len) != TW_OK) {
+				forget(&s); /* s.req half overwritten: nothing to resend */
 				continue;
+			}
 			break;
 		default: {
 			/* the previous request again */

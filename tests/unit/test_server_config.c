@@ -461,8 +461,9 @@ static void test_client_table(void)
 		m[nm].prefix = fam == 4 ? 32 : 128;
 		nm++;
 	}
-	/* AP subnets: 10.0-3.0-31.x in /16, /24, /26 and /28, 2001:db8:0-7:x:x::
-	 * in /48, /56 and /64 (many land in or on one another) */
+	/* AP subnets: 10.0-3.0-31.x in /16, /24, /26 and /28, and
+	 * 2001:db8:(0-7):xxxx:: in /48, /56 and /64 (many land in or on
+	 * one another) */
 	for (int i = 0; i < CT_SUB4 + CT_SUB6; i++) {
 		static const unsigned len4[] = { 16, 24, 26, 28 }, len6[] = { 48, 56, 64 };
 		uint32_t r = tw_test_random_u32();
@@ -513,6 +514,14 @@ static void test_client_table(void)
 		tw_srv_addr_text(&m[i].net, text, sizeof(text));
 		snprintf(spec, sizeof(spec), "%s/%u", text, m[i].prefix);
 		added = CHECK_OK(tw_srv_clients_add(&t, spec, sec, 2, false, err, sizeof(err)));
+	}
+	/* one entry per distinct network: a repeat replaced its first */
+	{
+		size_t distinct = 0;
+
+		for (size_t i = 0; i < nm; i++)
+			distinct += m[i].secret != 0;
+		CHECK(!added || t.n == distinct);
 	}
 	for (int k = 0; added && k < CT_LOOKUPS; k++) {
 		struct tw_srv_addr a;

@@ -100,7 +100,8 @@ BENCH_REGISTER(sc_clients)
 enum { NNET = 5000, NNET_HOST = 1000 };
 
 /* Subnet i: 10.(i / 256).(i % 256).0 with a length by i % 3 (/24, /26,
- * /28); every fourth one is a /28 inside the /24 of the one before. */
+ * /28); every fourth one instead a /28 further up the subnet of the one
+ * before (inside it when that one is a /24). */
 static void net_spec(unsigned i, char *spec, size_t n)
 {
 	static const unsigned len[3] = { 24, 26, 28 };
