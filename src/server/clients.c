@@ -22,6 +22,22 @@
 #include "twag/bytes.h"
 #include "twag/server.h"
 
+/* The mask of the first `prefix` bits of 16 octets as two words in memory
+ * order (the order tw_load_le64 reads). */
+static void prefix_words(unsigned prefix, uint64_t m[2])
+{
+	uint8_t b[16];
+
+	for (unsigned i = 0; i < 16; i++) {
+		unsigned lo = i * 8;
+
+		b[i] = lo >= prefix ? 0 :
+		       prefix - lo >= 8 ? 0xff : (uint8_t)(0xff << (8 - (prefix - lo)));
+	}
+	m[0] = tw_load_le64(b);
+	m[1] = tw_load_le64(b + 8);
+}
+
 int tw_srv_addr_parse(struct tw_srv_addr *a, unsigned *prefix, const char *text)
 {
 	char buf[INET6_ADDRSTRLEN + 8];
@@ -63,13 +79,12 @@ int tw_srv_addr_parse(struct tw_srv_addr *a, unsigned *prefix, const char *text)
 			return TW_ERR_DECODE;
 	}
 	/* clear the host bits so that equal networks compare equal */
-	for (unsigned i = 0; i < 16; i++) {
-		unsigned lo = i * 8;
+	{
+		uint64_t m[2];
 
-		if (lo >= bits)
-			a->a[i] = 0;
-		else if (bits - lo < 8)
-			a->a[i] &= (uint8_t)(0xff << (8 - (bits - lo)));
+		prefix_words(bits, m);
+		tw_store_le64(a->a, tw_load_le64(a->a) & m[0]);
+		tw_store_le64(a->a + 8, tw_load_le64(a->a + 8) & m[1]);
 	}
 	*prefix = bits;
 	return TW_OK;
@@ -149,22 +164,6 @@ static struct net_key key_of(const struct tw_srv_addr *net, unsigned prefix)
 				 (unsigned)net->family << 8 | prefix };
 }
 
-/* The mask of the first `prefix` bits of 16 octets as two words in memory
- * order (the order tw_load_le64 reads). */
-static void prefix_words(unsigned prefix, uint64_t m[2])
-{
-	uint8_t b[16];
-
-	for (unsigned i = 0; i < 16; i++) {
-		unsigned lo = i * 8;
-
-		b[i] = lo >= prefix ? 0 :
-		       prefix - lo >= 8 ? 0xff : (uint8_t)(0xff << (8 - (prefix - lo)));
-	}
-	m[0] = tw_load_le64(b);
-	m[1] = tw_load_le64(b + 8);
-}
-
 /* A seeded mix of a network's key (the seed is random per table: the
  * slots an address probes cannot be worked out from outside). */
 static uint64_t net_hash(const struct tw_srv_clients *t, const struct net_key *k)
@@ -197,14 +196,16 @@ static size_t net_slot(const struct tw_srv_clients *t, const struct net_key *k, 
 	return i;
 }
 
-/* The slot of entry c's network. */
+/* The slot of entry c's network (its hash into *h when h is not NULL). */
 static size_t entry_slot(const struct tw_srv_clients *t, const struct tw_srv_client *c,
 			 uint64_t *h)
 {
 	struct net_key k = key_of(&c->net, c->prefix);
+	uint64_t hk = net_hash(t, &k);
 
-	*h = net_hash(t, &k);
-	return net_slot(t, &k, *h);
+	if (h != NULL)
+		*h = hk;
+	return net_slot(t, &k, hk);
 }
 
 /* Room for one more entry (load at most 1/2). */
@@ -233,11 +234,8 @@ static int slot_room(struct tw_srv_clients *t, size_t entries)
 	memset(t->slot, 0, n * sizeof(*t->slot));
 	t->nslot = n;
 	for (size_t i = 0; i < nold; i++)
-		if (old[i] != 0) {
-			uint64_t h = 0;
-
-			t->slot[entry_slot(t, &t->v[SLOT_IDX(old[i])], &h)] = old[i];
-		}
+		if (old[i] != 0)
+			t->slot[entry_slot(t, &t->v[SLOT_IDX(old[i])], NULL)] = old[i];
 	free(old);
 	return TW_OK;
 }
@@ -272,12 +270,11 @@ static int index_add(struct tw_srv_clients *t, uint32_t i)
 /* The entry of exactly this network, or NULL. */
 static struct tw_srv_client *same_net(struct tw_srv_clients *t, const struct tw_srv_client *c)
 {
-	uint64_t h = 0;
 	size_t i;
 
 	if (t->slot == NULL)
 		return NULL;
-	i = entry_slot(t, c, &h);
+	i = entry_slot(t, c, NULL);
 	return t->slot[i] == 0 ? NULL : &t->v[SLOT_IDX(t->slot[i])];
 }
 
