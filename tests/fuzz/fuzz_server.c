@@ -168,6 +168,26 @@ static void next_auth(struct script *s, uint8_t auth[16])
 		tw_store_be32(auth + i, ++s->ctr * 0x9e3779b9u + (uint32_t)i);
 }
 
+/* A new request of code in s->req, Message-Authenticator first. */
+static void begin(struct script *s, struct tw_radius_builder *b, uint8_t code)
+{
+	uint8_t auth[16];
+
+	next_auth(s, auth);
+	tw_radius_build_init(b, s->req, sizeof(s->req), code, ++s->id, auth, true);
+}
+
+/* The request finished (Length, Message-Authenticator); false when the
+ * build failed, s->req then half overwritten: nothing to resend. */
+static bool end(struct script *s, struct tw_radius_builder *b)
+{
+	if (tw_radius_finish_request(b, (const uint8_t *)secret, strlen(secret), &s->req_len) ==
+	    TW_OK)
+		return true;
+	forget(s);
+	return false;
+}
+
 /* The request in s->req handed over; the reply checked; what it says kept. */
 static void xmit(struct script *s)
 {
@@ -221,7 +241,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	s.from.sin_family = AF_INET;
 	s.from.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	while (size - off >= 3) {
-		uint8_t op = data[off], auth[16];
+		uint8_t op = data[off];
 		size_t n = (size_t)data[off + 1] << 8 | data[off + 2];
 		const uint8_t *p = data + off + 3;
 		struct tw_radius_builder b;
@@ -241,19 +261,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			s.req_len = n;
 			break;
 		case 1:
-			next_auth(&s, auth);
-			tw_radius_build_init(&b, s.req, sizeof(s.req),
-					     op & 32 ? TW_RADIUS_STATUS_SERVER : TW_RADIUS_ACCESS_REQUEST,
-					     ++s.id, auth, true);
+			begin(&s, &b, op & 32 ? TW_RADIUS_STATUS_SERVER : TW_RADIUS_ACCESS_REQUEST);
 			if (n > b.max - b.len)
 				n = b.max - b.len;
 			memcpy(b.buf + b.len, p, n); /* attributes as they come */
 			b.len += n;
-			if (tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
-						     &s.req_len) != TW_OK) {
-				forget(&s); /* s.req half overwritten: nothing to resend */
+			if (!end(&s, &b))
 				continue;
-			}
 			break;
 		case 2:
 			if (n > sizeof(eap))
@@ -261,18 +275,13 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			memcpy(eap, p, n);
 			if (n >= 2)
 				eap[1] = s.eap_id;
-			next_auth(&s, auth);
-			tw_radius_build_init(&b, s.req, sizeof(s.req), TW_RADIUS_ACCESS_REQUEST, ++s.id,
-					     auth, true);
+			begin(&s, &b, TW_RADIUS_ACCESS_REQUEST);
 			tw_radius_add(&b, TW_RADIUS_CALLING_STATION_ID, "02-00-00-00-00-01", 17);
 			if (!(op & 32) && s.state_len > 0)
 				tw_radius_add(&b, TW_RADIUS_STATE, s.state, s.state_len);
 			tw_radius_add_eap(&b, eap, n);
-			if (tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
-						     &s.req_len) != TW_OK) {
-				forget(&s); /* s.req half overwritten: nothing to resend */
+			if (!end(&s, &b))
 				continue;
-			}
 			break;
 		default: {
 			/* the previous request again */
