@@ -2,7 +2,9 @@
  * twag CLI — option parsing shared by the commands.
  *
  * Interface contract (scripts depend on it): options are "--name value" (or
- * "--name=value"); hex is accepted in either case and printed lowercase with
+ * "--name=value"); a hex option may be given as "@FILE" (its contents, white
+ * space around them ignored; "@-" is standard input) for values longer than
+ * one argument may be; hex is accepted in either case and printed lowercase with
  * no separators; results are "name=value" lines on stdout and exit 0; any bad
  * input prints exactly one line on stderr naming the option and exits 2.
  */
@@ -60,8 +62,11 @@ _Noreturn void cli_usage_error(const struct cli *c, const char *opt,
 /* One line to stderr: "twag <cmd>: <what>: <error text>", then exit 1. */
 _Noreturn void cli_fail(const struct cli *c, const char *what, int err);
 
-/* Prints "name=<lowercase hex>". */
+/* Prints "name=<lowercase hex>", every octet. */
 void cli_print_hex(const char *name, const uint8_t *v, size_t len);
+/* Flushes stdout: status if everything was written, else one line on
+ * stderr and CLI_EXIT_FAIL (a truncated result must not exit 0). */
+int cli_finish(int status);
 
 /* Commands: each returns the process exit status. */
 int cmd_milenage(int argc, char **argv);

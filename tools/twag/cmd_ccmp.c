@@ -14,7 +14,9 @@
 #include "twag/bytes.h"
 #include "twag/ccmp.h"
 
-enum { FRAME_MAX = 8192 };
+/* The longest MPDU (11454 octets, the largest Maximum MPDU Length a VHT
+ * station can advertise in IEEE 802.11-2020); decrypt takes it with its CCMP/GCMP header and MIC. */
+enum { FRAME_MAX = 11454 };
 
 int cmd_ccmp(int argc, char **argv)
 {

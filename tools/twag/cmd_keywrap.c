@@ -6,7 +6,8 @@
 #include "twag/bytes.h"
 #include "twag/keywrap.h"
 
-enum { KW_MAX = 512 };
+/* Longest key taken or given back: 4096 octets (512 64-bit blocks). */
+enum { KW_MAX = 4096 };
 
 int cmd_keywrap(int argc, char **argv)
 {
@@ -14,7 +15,7 @@ int cmd_keywrap(int argc, char **argv)
 	static const char *const flags[] = { "pad", NULL };
 	static const size_t kek_lens[] = { 16, 24, 32, 0 }; /* AES-128/192/256 */
 	struct cli c;
-	uint8_t kek[32], in[KW_MAX], out[KW_MAX + 16];
+	uint8_t kek[32], in[KW_MAX + 8], out[KW_MAX + 16];
 	size_t kek_len, in_len, out_len = 0;
 	int err;
 
@@ -40,8 +41,9 @@ int cmd_keywrap(int argc, char **argv)
 	} else {
 		if (cli_get(&c, "key") != NULL)
 			cli_usage_error(&c, "key", "not an option of unwrap (use --wrapped)");
+		/* a wrapped key is 8 octets longer than the key */
 		in_len = cli_hex_range(&c, "wrapped", in, pad ? 16 : 24,
-				       KW_MAX, 8);
+				       KW_MAX + 8, 8);
 		err = pad ? tw_keywrap_unwrap_pad(out, sizeof(out), &out_len,
 						  kek, kek_len, in, in_len)
 			  : tw_keywrap_unwrap(out, sizeof(out), &out_len, kek,

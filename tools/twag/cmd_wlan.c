@@ -124,6 +124,16 @@ static int wlan_ptk(int argc, char **argv)
 	return 0;
 }
 
+/* A frame that does not decode as an EAPOL-Key frame with a MIC field, or
+ * whose descriptor version does not match the AKM, is bad input. */
+static _Noreturn void bad_frame(const struct cli *c, int err)
+{
+	cli_usage_error(c, "frame", "not an EAPOL-Key frame with a %d-octet MIC "
+			"for this AKM (%d..%d octets, lengths consistent): %s",
+			TW_WLAN_MIC_LEN, TW_EAPOL_KEY_MIN_LEN, FRAME_MAX,
+			tw_strerror(err));
+}
+
 static int wlan_mic(int argc, char **argv)
 {
 	static const char *const valued[] = { "kck", "akm", "frame", NULL };
@@ -142,6 +152,8 @@ static int wlan_mic(int argc, char **argv)
 	if (cli_flag(&c, "verify")) {
 		err = tw_wlan_eapol_mic_verify(akm, kck, sizeof(kck), frame, len);
 		tw_wipe(kck, sizeof(kck));
+		if (err != TW_OK && err != TW_ERR_AUTH)
+			bad_frame(&c, err);
 		if (err != TW_OK)
 			cli_fail(&c, "MIC check", err);
 		cli_print_hex("mic", frame + TW_EAPOL_KEY_MIC_OFF, TW_WLAN_MIC_LEN);
@@ -150,7 +162,7 @@ static int wlan_mic(int argc, char **argv)
 	err = tw_wlan_eapol_mic(mic, akm, kck, sizeof(kck), frame, len);
 	tw_wipe(kck, sizeof(kck));
 	if (err != TW_OK)
-		cli_fail(&c, "MIC", err);
+		bad_frame(&c, err);
 	memcpy(frame + TW_EAPOL_KEY_MIC_OFF, mic, TW_WLAN_MIC_LEN);
 	cli_print_hex("mic", mic, sizeof(mic));
 	cli_print_hex("frame", frame, len);

@@ -70,6 +70,11 @@ static const char usage[] =
 	"  subscriber import --db PATH --csv FILE [--replace]   -> imported\n"
 	"      CSV header: imsi,algo,ki,opc,op,amf,sqn (tuak: opc/op hold TOPc/TOP); all or nothing\n"
 	"\n"
+	"Input limits (longer input is refused with exit status 2, never cut):\n"
+	"  keywrap --key/--wrapped 4096 octets; ccmp --frame 11454 octets (+ header and\n"
+	"  MIC to decrypt); wlan mic --frame 2048 octets; esp --packet 65535 octets;\n"
+	"  kdf TEXT options 65535 octets. Every output octet is printed.\n"
+	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
 	"2 bad input (the message names the option).\n"
 	"Environment: TWAG_CPU=portable|aesni|avx2|vaes|avx512 caps the CPU paths.\n";
@@ -95,11 +100,11 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage, stdout);
-		return 0;
+		return cli_finish(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].fn(argc - 2, argv + 2);
+			return cli_finish(commands[i].fn(argc - 2, argv + 2));
 	fprintf(stderr, "twag: unknown command '%s' (try twag --help)\n", argv[1]);
 	return CLI_EXIT_USAGE;
 }
