@@ -1020,9 +1020,15 @@ void tw_srv_worker_free(struct tw_srv_worker *w)
 	tw_table_free(w->rx_mem, TW_SRV_BATCH, w->rx_slot);
 	w->rx_mem = NULL;
 	tw_srv_dup_free(&w->dup);
+	/* Everything a request left behind: random octets not yet used,
+	 * replies (MPPE keys) and their builders, parked steps (vectors: CK,
+	 * IK, XRES), the EAP packets in and out. */
 	tw_wipe(w->rnd, sizeof(w->rnd));
 	tw_wipe(w->tx_buf, sizeof(w->tx_buf));
+	tw_wipe(w->pend, sizeof(w->pend));
+	tw_wipe(w->park, sizeof(w->park));
 	tw_wipe(w->eap_in, sizeof(w->eap_in));
+	tw_wipe(w->eap_out, sizeof(w->eap_out));
 }
 
 /* With a wildcard listen address the reply must leave from the address

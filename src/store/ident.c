@@ -1396,15 +1396,47 @@ out:
  * 2.4 µs for 4096: with an attach taking about 50 octets (an IV, a
  * pseudonym, a re-auth id), 4096 makes one call in about eighty attaches.
  * Each octet is handed out once and wiped from the buffer; a child of
- * fork() never hands out its parent's octets (fork_gen).
+ * fork() never hands out its parent's octets (fork_gen). The octets not
+ * handed out are wiped when the thread ends (a thread-specific key's
+ * destructor, registered at the first fill) and, for the thread that
+ * closes the store (exit() runs no such destructor), by tw_store_close.
+ * Without the key (pthread_key_create failed) nothing is buffered.
  */
 static _Atomic unsigned fork_gen = 1;
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
-static _Thread_local struct {
+static _Thread_local struct rnd_buf {
 	uint8_t b[RND_BUF];
 	size_t pos;
 	unsigned gen;
+	bool registered;
 } rnd;
+static pthread_once_t rnd_key_once = PTHREAD_ONCE_INIT;
+static pthread_key_t rnd_key;
+static bool rnd_key_ok;
+
+static void rnd_thread_exit(void *p)
+{
+	tw_wipe(p, sizeof(struct rnd_buf));
+}
+
+static void rnd_key_init(void)
+{
+	rnd_key_ok = pthread_key_create(&rnd_key, rnd_thread_exit) == 0;
+}
+
+void store_ident_random_wipe(void)
+{
+	bool registered = rnd.registered;
+
+	tw_wipe(&rnd, sizeof(rnd));
+	rnd.registered = registered;
+}
+
+const uint8_t *store_ident_random_unused(size_t *len)
+{
+	*len = rnd.registered ? RND_BUF - rnd.pos : 0;
+	return rnd.b + rnd.pos;
+}
 
 static void on_fork_child(void)
 {
@@ -1423,11 +1455,15 @@ static int random_cb(void *arg, uint8_t *out, size_t len)
 	(void)arg;
 	if (out == NULL && len > 0)
 		return TW_ERR_INVAL;
-	if (len > RND_DIRECT)
+	if (!rnd.registered) {
+		(void)pthread_once(&rnd_key_once, rnd_key_init);
+		rnd.registered = rnd_key_ok && pthread_setspecific(rnd_key, &rnd) == 0;
+	}
+	if (len > RND_DIRECT || !rnd.registered)
 		return RAND_priv_bytes(out, (int)len) == 1 ? TW_OK : TW_ERR_IO;
 	if (rnd.gen != gen || RND_BUF - rnd.pos < len) {
 		if (RAND_priv_bytes(rnd.b, RND_BUF) != 1) {
-			tw_wipe(&rnd, sizeof(rnd));
+			store_ident_random_wipe();
 			return TW_ERR_IO;
 		}
 		rnd.pos = 0;

@@ -1728,6 +1728,7 @@ void tw_store_close(struct tw_store *st)
 	store_ident_stop(st);
 	write_back(st);
 	store_ident_free(st);
+	store_ident_random_wipe(); /* this thread's; the others' at their exit */
 	for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
 		sqlite3_finalize(*qs[i]);
 		*qs[i] = NULL;

@@ -402,6 +402,10 @@ TW_MUST_CHECK int store_sub_gen(struct tw_store *st, const char *imsi, int64_t *
 TW_MUST_CHECK int store_prepare(sqlite3 *c, sqlite3_stmt **q, const char *sql, char *errbuf,
 				size_t errbuf_len);
 
+/* The calling thread's buffer of DRBG octets (ops->random): wipes what is
+ * left of it; and, for tests, where its unused octets are and how many. */
+void store_ident_random_wipe(void);
+const uint8_t *store_ident_random_unused(size_t *len);
 /* getrandom(2), all of len. TW_OK or TW_ERR_IO. */
 TW_MUST_CHECK int store_random(void *out, size_t len);
 

@@ -3336,6 +3336,93 @@ out:
 }
 
 /*
+ * The DRBG octets a thread buffered but did not use do not outlive it: the
+ * thread runs on a stack given here (glibc puts its static TLS, and so the
+ * buffer, in that block), notes where its unused octets are and what they
+ * are, and ends; after the join they must be gone. And tw_store_close
+ * wipes the closing thread's own buffer (exit() runs no TLS destructor).
+ */
+struct rnd_probe {
+	const struct tw_eap_identity_ops *ops;
+	const uint8_t *where;
+	uint8_t copy[4096];
+	size_t len;
+	bool ok;
+};
+
+static void *rnd_probe_run(void *p)
+{
+	struct rnd_probe *r = p;
+	uint8_t x[16];
+
+	r->ok = r->ops->random(r->ops->arg, x, sizeof(x)) == TW_OK;
+	r->where = store_ident_random_unused(&r->len);
+	if (r->len > sizeof(r->copy))
+		r->len = sizeof(r->copy);
+	memcpy(r->copy, r->where, r->len);
+	return NULL;
+}
+
+static bool still_there(const uint8_t *where, const uint8_t *copy, size_t len)
+{
+	size_t same = 0;
+
+	for (size_t i = 0; i < len; i++)
+		same += where[i] == copy[i] && copy[i] != 0;
+	return same > len / 8; /* random octets: about 1 in 256 match by chance */
+}
+
+static void test_ident_random_wiped(void)
+{
+	enum { STACK = 1 << 20 };
+	static struct rnd_probe r;
+	pthread_attr_t attr;
+	pthread_t t;
+	struct tw_store *st;
+	uint8_t *stack;
+
+	db_remove();
+	st = open_db();
+	if (st == NULL)
+		return;
+	r.ops = tw_store_identity_ops(st);
+	stack = aligned_alloc(4096, STACK);
+	if (!CHECK(stack != NULL))
+		goto out;
+	memset(stack, 0, STACK);
+	CHECK(pthread_attr_init(&attr) == 0);
+	CHECK(pthread_attr_setstack(&attr, stack, STACK) == 0);
+	if (CHECK(pthread_create(&t, &attr, rnd_probe_run, &r) == 0))
+		CHECK(pthread_join(t, NULL) == 0);
+	pthread_attr_destroy(&attr);
+	CHECK(r.ok && r.len >= 4096 - 16 - 64);
+	if (CHECK(r.where >= stack && r.where + r.len <= stack + STACK)) {
+		CHECK(!still_there(r.where, r.copy, r.len));
+		/* the probe itself can see octets: its copy holds them */
+		CHECK(still_there(r.copy, r.copy, r.len));
+	}
+	free(stack);
+
+	/* this thread: the octets stay until the store closes */
+	uint8_t x[16];
+	const uint8_t *where;
+	size_t len;
+
+	CHECK_OK(r.ops->random(r.ops->arg, x, sizeof(x)));
+	where = store_ident_random_unused(&len);
+	if (len > sizeof(r.copy))
+		len = sizeof(r.copy);
+	memcpy(r.copy, where, len);
+	CHECK(len > 0 && still_there(where, r.copy, len));
+	tw_store_close(st);
+	st = NULL;
+	CHECK(!still_there(where, r.copy, len));
+	tw_wipe(r.copy, sizeof(r.copy));
+out:
+	tw_store_close(st);
+}
+
+/*
  * Another process (the CLI beside twagd) deletes or replaces subscribers
  * this store has loaded: within a poll period (~100 ms) the change is seen.
  * A deleted subscriber gets no vector, no triplet and no fast
@@ -4740,6 +4827,7 @@ void test_main(void)
 	test_ident_volatile_threads();
 	test_ident_reader();
 	test_ident_random_fork();
+	test_ident_random_wiped();
 	test_other_process();
 	test_replace_sqn();
 	test_threads();
