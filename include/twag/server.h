@@ -170,6 +170,7 @@ struct tw_srv_config {
 	/* the subscriber store (store.h; 0: the store's default) */
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned reauth_ttl, identity_cache, identity_flush_ms, subscriber_cache;
+	unsigned pseudonym_ttl;          /* s, volatile identities (0: the store's) */
 	bool fast_reauth, pseudonyms, result_ind, sim_fullauth_id_req;
 	bool udp_gso;                    /* replies of one length to one client: UDP GSO */
 	bool udp_gro;                    /* coalesced receive (UDP GRO) */

@@ -70,6 +70,9 @@ struct tw_store_opts {
 				   * TW_ERR_IO (0: 200 ms; the CLI uses more) */
 	unsigned ident_cache;    /* pseudonym + re-auth entries in memory (0: 65536) */
 	unsigned reauth_ttl;     /* s a re-auth id lives unused (0: 86400) */
+	/* ident_volatile: s a pseudonym resolves after it was minted (0: 30
+	 * days; minute resolution, at least 60) */
+	unsigned pseudonym_ttl;
 	unsigned sweep_ms;       /* ms between sweeps of expired re-auth
 				  * state from the database (0: 60000) */
 	/* ms between two write-behind rounds of identity rows (0: 1000;

@@ -61,6 +61,7 @@ static const struct opt opts[] = {
 	{ "resync-window", K_UINT, 1, 86400 },
 	{ "resync-bad-max", K_UINT, 1, 1000 },
 	{ "reauth-ttl", K_UINT, 1, 30 * 86400 },
+	{ "pseudonym-ttl", K_UINT, 60, 365 * 86400 },
 	{ "identity-cache", K_UINT, 16, 1 << 24 },
 	{ "identity-flush-ms", K_UINT, 100, 60000 },
 	{ "subscriber-cache", K_UINT, 16, 1 << 26 },
@@ -294,6 +295,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->resync_bad_max = (unsigned)n;
 		else if (strcmp(o->name, "reauth-ttl") == 0)
 			c->reauth_ttl = (unsigned)n;
+		else if (strcmp(o->name, "pseudonym-ttl") == 0)
+			c->pseudonym_ttl = (unsigned)n;
 		else if (strcmp(o->name, "identity-cache") == 0)
 			c->identity_cache = (unsigned)n;
 		else if (strcmp(o->name, "identity-flush-ms") == 0)

@@ -75,6 +75,8 @@ static const char usage_text[] =
 	"  --resync-window S         the resync window (default 60)\n"
 	"  --resync-bad-max N        bad or stale AUTS per subscriber per window (default 10)\n"
 	"  --reauth-ttl S            an unused fast re-auth identity lives (default 86400)\n"
+	"  --pseudonym-ttl S         with --volatile-identities: a pseudonym resolves this\n"
+	"                            long after it was minted (default 2592000, 30 days)\n"
 	"  --identity-cache N        pseudonym/re-auth entries kept in memory (default 65536)\n"
 	"  --identity-flush-ms MS    identity rows written behind this often (default 1000)\n"
 	"  --subscriber-cache N      subscribers kept in memory (default 4194304)\n"
@@ -508,6 +510,7 @@ int tw_srv_main(int argc, char **argv)
 	so.resync_window = srv->cfg.resync_window;
 	so.resync_bad_max = srv->cfg.resync_bad_max;
 	so.reauth_ttl = srv->cfg.reauth_ttl;
+	so.pseudonym_ttl = srv->cfg.pseudonym_ttl;
 	so.ident_cache = srv->cfg.identity_cache;
 	so.ident_flush_ms = srv->cfg.identity_flush_ms;
 	so.ident_volatile = srv->cfg.volatile_ids;

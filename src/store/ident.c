@@ -80,6 +80,9 @@
  * re-authentication chain ends there (inside the wrap: not forgeable).
  */
 enum { SER_FORMAT = 2, RND_BUF = 4096, RND_DIRECT = 64 };
+/* minted ids (mint_body): octet 9 flag, the mint minute's range, and how
+ * far ahead of the clock a mint time may be (the clock set back) */
+enum { ID_TIMED = 0x80, ID_MINUTE_MASK = 0xffffff, ID_SKEW_MIN = 10 };
 
 /* Wall-clock µs for identity stamps and the re-auth TTL (seconds): the
  * coarse clock (a few ms, one memory read; stamp() keeps stamps strictly
@@ -164,15 +167,19 @@ static int64_t mono_ns(void)
  * 26 characters [0-9a-v] (5 bits each, most significant first; the 2 bits
  * left over are zero):
  *   0 IMSI length | 1..8 IMSI digits, two per octet, high nibble first,
- *   0xf fill (BCD) | 9 the id's leading digit (ASCII; 0 in ids minted
- *   before it was bound) | 10..15 random
+ *   0xf fill (BCD) | 9 the id's leading digit (ASCII) | 0x80 | 10..12
+ *   the minute it was minted (Unix minutes, big-endian, mod 2^24: a
+ *   period of 31 years) | 13..15 random
+ * (Ids minted by earlier versions hold the bare digit, or 0 before the
+ * digit was bound, in octet 9 and random octets 10..15: no mint time.)
  * So a look-up that misses memory finds the id's row by the IMSI it
  * decrypts to (the one key of table ident), and compares the id with
  * those the row holds: the encryption names the row, it proves nothing.
  * (With ident_volatile there is no row: a pseudonym that decrypts to a
- * well-formed IMSI under its own leading digit is taken as that IMSI's,
- * for as long as the KEK stays; it only selects the subscriber a full
- * authentication then challenges.)
+ * well-formed IMSI under its own leading digit is taken as that IMSI's
+ * for pseudonym_ttl seconds after its mint time; one without a mint time
+ * is not taken. It only selects the subscriber a full authentication then
+ * challenges.)
  * The random octets make every id of an IMSI look unrelated to the others
  * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable), and ids of two
  * IMSIs never collide (a permutation). This is the scheme of 3GPP TS
@@ -274,8 +281,13 @@ static int mint_body(void *arg, char digit, const char *imsi, size_t imsi_len, u
 
 		b[1 + i / 2] = (uint8_t)(i % 2 ? (b[1 + i / 2] & 0xf0) | d : d << 4 | 0x0f);
 	}
-	b[9] = (uint8_t)digit;
-	rc = random_cb(st, b + 10, 6);
+	uint32_t minute = (uint32_t)(wall_us() / 60000000) & ID_MINUTE_MASK;
+
+	b[9] = (uint8_t)digit | ID_TIMED;
+	b[10] = (uint8_t)(minute >> 16);
+	b[11] = (uint8_t)(minute >> 8);
+	b[12] = (uint8_t)minute;
+	rc = random_cb(st, b + 13, 3);
 	if (rc == TW_OK) {
 		tw_aes_encrypt(&st->id_key, c, b);
 		b32_enc(c, out);
@@ -289,9 +301,10 @@ static int mint_body(void *arg, char digit, const char *imsi, size_t imsi_len, u
  * nothing or "@realm"); false for any other id, and for one whose leading
  * digit is not the one minted into it (an id minted before the digit was
  * bound has 0 there: accepted unless ident_volatile, where no row keeps
- * the exact id). */
-static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
-		    char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len)
+ * the exact id). *minute: its mint time (Unix minutes mod 2^24), -1 for an
+ * id minted without one. */
+static bool id_open(const struct tw_store *st, const uint8_t *id, size_t len,
+		    char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len, int32_t *minute)
 {
 	uint8_t c[16], b[16];
 	bool ok;
@@ -304,7 +317,10 @@ static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
 	tw_aes_decrypt(&st->id_key, b, c);
 	n = b[0];
 	ok = n >= TW_IMSI_MIN_LEN && n <= TW_IMSI_MAX_LEN &&
-	     (b[9] == id[0] || (b[9] == 0 && !st->ident_volatile));
+	     (b[9] == (id[0] | ID_TIMED) || b[9] == id[0] || (b[9] == 0 && !st->ident_volatile));
+	*minute = ok && b[9] == (id[0] | ID_TIMED)
+			  ? (int32_t)((uint32_t)b[10] << 16 | (uint32_t)b[11] << 8 | b[12])
+			  : -1;
 	for (size_t i = 0; ok && i < 16; i++) {
 		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
 
@@ -321,6 +337,30 @@ static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
 	}
 	tw_wipe(b, sizeof(b));
 	return ok;
+}
+
+static bool id_imsi(const struct tw_store *st, const uint8_t *id, size_t len,
+		    char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len)
+{
+	int32_t minute;
+
+	return id_open(st, id, len, imsi, imsi_len, &minute);
+}
+
+/* ident_volatile: the IMSI of a pseudonym minted here no longer ago than
+ * pseudonym_ttl (and not more than ID_SKEW_MIN minutes ahead: a clock set
+ * back); an id without a mint time never expired, so it is not taken. */
+static bool id_imsi_fresh(const struct tw_store *st, const uint8_t *id, size_t len,
+			  char imsi[TW_IMSI_MAX_LEN + 1], size_t *imsi_len)
+{
+	int32_t minute;
+
+	if (!id_open(st, id, len, imsi, imsi_len, &minute) || minute < 0)
+		return false;
+	uint32_t now = (uint32_t)(wall_us() / 60000000) & ID_MINUTE_MASK;
+	uint32_t age = (now - (uint32_t)minute) & ID_MINUTE_MASK;
+
+	return age <= st->pseudonym_ttl / 60 || age >= ID_MINUTE_MASK + 1 - ID_SKEW_MIN;
 }
 
 /* The id was minted here for exactly this IMSI. */
@@ -1267,7 +1307,7 @@ static int pseudonym_lookup(void *arg, const uint8_t *pseudonym, size_t len, cha
 	if (st == NULL || pseudonym == NULL || imsi == NULL || imsi_len == NULL)
 		return TW_ERR_INVAL;
 	if (st->ident_volatile)
-		return len <= TW_EAP_ID_MAX && id_imsi(st, pseudonym, len, imsi, imsi_len)
+		return len <= TW_EAP_ID_MAX && id_imsi_fresh(st, pseudonym, len, imsi, imsi_len)
 			       ? TW_OK
 			       : TW_ERR_NOTFOUND;
 	rc = lookup(st, IDENT_PSEUDONYM, pseudonym, len, &e);

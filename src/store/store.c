@@ -1518,6 +1518,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	st->resync_window = o->resync_window ? o->resync_window : TW_STORE_RESYNC_WINDOW_DEFAULT;
 	st->resync_bad_max = o->resync_bad_max ? o->resync_bad_max : STORE_RESYNC_BAD_MAX_DEFAULT;
 	st->reauth_ttl = o->reauth_ttl ? o->reauth_ttl : STORE_REAUTH_TTL_DEFAULT;
+	st->pseudonym_ttl = o->pseudonym_ttl ? o->pseudonym_ttl : STORE_PSEUDONYM_TTL_DEFAULT;
 	st->sweep_ms = o->sweep_ms ? o->sweep_ms : EXPIRY_SWEEP_MS_DEFAULT;
 	st->ident_flush_ms = o->ident_flush_ms ? o->ident_flush_ms : STORE_IDENT_FLUSH_MS_DEFAULT;
 	st->sub_cache = o->sub_cache ? o->sub_cache : STORE_SUB_CACHE_DEFAULT;

@@ -66,6 +66,7 @@ enum {
 	 * before a store waits for it (ident.c put) */
 	STORE_IDENT_CACHE_DEFAULT = 65536,
 	STORE_REAUTH_TTL_DEFAULT = 86400,
+	STORE_PSEUDONYM_TTL_DEFAULT = 30 * 86400,
 	/* re-auth state: fixed serialisation (ident.c), sealed:
 	 * IV (16) | AES-256-CTR ciphertext | HMAC-SHA-256 tag (32) */
 	STORE_REAUTH_SER_LEN = 129,
@@ -253,6 +254,7 @@ struct tw_store {
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;
 	unsigned ind_bits, ind_first, ind_count;
 	unsigned reauth_ttl, sweep_ms, ident_flush_ms;
+	unsigned pseudonym_ttl;     /* s, ident_volatile: a pseudonym resolves */
 	bool read_only;
 	bool ident_volatile;       /* identities in memory only (ident.c) */
 

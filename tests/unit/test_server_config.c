@@ -96,15 +96,17 @@ static void test_flags(void)
 	/* the store's knobs: 0 (its defaults) unless given */
 	CHECK(c.sqn_block == 0 && c.resync_max == 0 && c.resync_window == 0 &&
 	      c.resync_bad_max == 0 && c.reauth_ttl == 0 && c.identity_cache == 0 &&
-	      c.identity_flush_ms == 0 && c.subscriber_cache == 0);
+	      c.identity_flush_ms == 0 && c.subscriber_cache == 0 && c.pseudonym_ttl == 0);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s --sqn-block 32 --resync-max 5 "
 			  "--resync-window=120 --resync-bad-max 20 --reauth-ttl 3600 "
-			  "--identity-cache 1024 --identity-flush-ms 250 --subscriber-cache 100000",
+			  "--identity-cache 1024 --identity-flush-ms 250 --subscriber-cache 100000 "
+			  "--pseudonym-ttl 7200",
 		      err, sizeof(err)));
 	CHECK(c.sqn_block == 32 && c.resync_max == 5 && c.resync_window == 120 &&
 	      c.resync_bad_max == 20 && c.reauth_ttl == 3600 && c.identity_cache == 1024 &&
-	      c.identity_flush_ms == 250 && c.subscriber_cache == 100000);
+	      c.identity_flush_ms == 250 && c.subscriber_cache == 100000 &&
+	      c.pseudonym_ttl == 7200);
 	tw_srv_config_free(&c);
 	CHECK_OK(load(&c, "--store sqlite:/x --client 127.0.0.1=s", err, sizeof(err)));
 	tw_srv_config_free(&c);
@@ -146,6 +148,8 @@ static void test_flags(void)
 		{ "--store sqlite:/x --client 127.0.0.1=s --sqn-block 0", "--sqn-block" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --resync-bad-max 1001", "--resync-bad-max" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --reauth-ttl 0", "--reauth-ttl" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --pseudonym-ttl 59", "--pseudonym-ttl" },
+		{ "--store sqlite:/x --client 127.0.0.1=s --pseudonym-ttl 31536001", "--pseudonym-ttl" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-cache 15", "--identity-cache" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 99", "--identity-flush-ms" },
 		{ "--store sqlite:/x --client 127.0.0.1=s --identity-flush-ms 60001",

@@ -1539,7 +1539,19 @@ static void ossl_key(const char *label, uint8_t out[32])
  * block (octet 9 zero), made with OpenSSL: lead, the 26 characters of
  * AES-128-ECB(len | BCD IMSI | 0 | 6 random) under HMAC-SHA-256(KEK,
  * label_id) cut to 16 (5 bits each, most significant first), suffix. */
+/* An id as mint_body lays it out, made with OpenSSL here: octet 9 = oct9,
+ * then with minute >= 0 the mint minute in octets 10..12 and 3 random
+ * octets, else 6 random octets. */
+static void ossl_id(char lead, const char *imsi, uint8_t oct9, int32_t minute, const char *suffix,
+		    char *out, size_t max);
+
 static void ossl_legacy_id(char lead, const char *imsi, const char *suffix, char *out, size_t max)
+{
+	ossl_id(lead, imsi, 0, -1, suffix, out, max);
+}
+
+static void ossl_id(char lead, const char *imsi, uint8_t oct9, int32_t minute, const char *suffix,
+		    char *out, size_t max)
 {
 	static const char a32[] = "0123456789abcdefghijklmnopqrstuv";
 	uint8_t k[32], b[16], c[32];
@@ -1555,8 +1567,13 @@ static void ossl_legacy_id(char lead, const char *imsi, const char *suffix, char
 
 		b[1 + i / 2] = (uint8_t)(i % 2 ? (b[1 + i / 2] & 0xf0) | d : d << 4 | 0x0f);
 	}
-	b[9] = 0;
+	b[9] = oct9;
 	tw_test_random(b + 10, 6);
+	if (minute >= 0) {
+		b[10] = (uint8_t)(minute >> 16);
+		b[11] = (uint8_t)(minute >> 8);
+		b[12] = (uint8_t)minute;
+	}
 	ossl_key(label_id, k);
 	CHECK(x != NULL && EVP_EncryptInit_ex(x, EVP_aes_128_ecb(), NULL, k, NULL) == 1 &&
 	      EVP_CIPHER_CTX_set_padding(x, 0) == 1 && EVP_EncryptUpdate(x, c, &cl, b, 16) == 1 &&
@@ -1636,7 +1653,8 @@ static void ossl_id_imsi(const char *id, char imsi[16], uint8_t rnd[6])
 	     EVP_CIPHER_CTX_set_padding(x, 0) == 1 && EVP_DecryptUpdate(x, b, &n, c, 16) == 1 &&
 	     n == 16;
 	EVP_CIPHER_CTX_free(x);
-	ok = ok && b[0] >= 5 && b[0] <= 15 && b[9] == (uint8_t)id[0];
+	/* octet 9: the leading digit with the mint-time flag */
+	ok = ok && b[0] >= 5 && b[0] <= 15 && b[9] == ((uint8_t)id[0] | 0x80);
 	for (int i = 0; ok && i < 16; i++) {
 		unsigned d = i % 2 ? b[1 + i / 2] & 15 : b[1 + i / 2] >> 4;
 
@@ -2029,6 +2047,81 @@ static void test_identity_volatile(void)
 		tw_eap_reauth_state_wipe(&r[i]);
 	tw_wipe(&s, sizeof(s));
 	tw_wipe(many, sizeof(many));
+}
+
+/*
+ * Volatile pseudonyms have a lifetime: each carries the minute it was
+ * minted (octets 10..12 of its block, flag 0x80 on octet 9), and resolves
+ * for pseudonym_ttl after it, or up to 10 minutes before (a clock set
+ * back); one without a mint time does not resolve. Ids built here with
+ * OpenSSL at chosen ages, and a minted one opened here.
+ */
+static void test_pseudonym_ttl(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_subscriber s;
+	char imsi[16], other[16], out[16], dec[16], id[96];
+	uint8_t b[6];
+	size_t n = 0;
+	struct tw_store *st;
+	static const struct {
+		int age_min; /* negative: ahead of the clock */
+		int want;
+	} ages[] = {
+		{ 0, TW_OK }, { 59, TW_OK }, { 60, TW_OK }, { 62, TW_ERR_NOTFOUND },
+		{ 100000, TW_ERR_NOTFOUND }, { -5, TW_OK }, { -9, TW_OK },
+		{ -11, TW_ERR_NOTFOUND }, { -1000, TW_ERR_NOTFOUND },
+	};
+
+	o.ident_volatile = true;
+	o.pseudonym_ttl = 3600;
+	st = ident_open(&o, imsi, other, &s);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	int32_t now = (int32_t)((time(NULL) / 60) & 0xffffff);
+
+	snprintf(id, sizeof(id), "%s", mid(ops, "2ttl-minted", imsi, 15));
+	ossl_id_imsi(id, dec, b); /* octets 10..15 */
+	CHECK(strcmp(dec, imsi) == 0);
+	int32_t mint_min = (int32_t)((uint32_t)b[0] << 16 | (uint32_t)b[1] << 8 | b[2]);
+	CHECK(mint_min >= now - 1 && mint_min <= now + 1);
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+	CHECK(n == 15 && memcmp(out, imsi, 15) == 0);
+	for (size_t i = 0; i < sizeof(ages) / sizeof(ages[0]); i++) {
+		int32_t m = (int32_t)((uint32_t)(now - ages[i].age_min) & 0xffffff);
+
+		/* a minute boundary between here and the look-up: skip the edges */
+		if (ages[i].age_min == 60 || ages[i].age_min == -9)
+			if (time(NULL) % 60 >= 58)
+				continue;
+		ossl_id('2', imsi, '2' | 0x80, m, "@wlan.example", id, sizeof(id));
+		n = 0;
+		CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(id), out, &n), ages[i].want);
+		CHECK(ages[i].want != TW_OK || (n == 15 && memcmp(out, imsi, 15) == 0));
+	}
+	/* no mint time (an earlier version's id): never expired, not taken */
+	ossl_id('2', imsi, '2', -1, "", id, sizeof(id));
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(id), out, &n), TW_ERR_NOTFOUND);
+	/* the flag without the right digit under it is no better */
+	ossl_id('2', imsi, '7' | 0x80, now, "", id, sizeof(id));
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(id), out, &n), TW_ERR_NOTFOUND);
+	tw_store_close(st);
+
+	/* persistent identities: the row decides, not the clock; an old
+	 * untimed id of a row is still found (test_identity), and a timed
+	 * id with no row is unknown whatever its age */
+	o = opts_default();
+	st = ident_open(&o, imsi, other, &s);
+	if (st == NULL)
+		return;
+	ops = tw_store_identity_ops(st);
+	ossl_id('2', imsi, '2' | 0x80, now, "", id, sizeof(id));
+	CHECK_ERR(ops->pseudonym_lookup(ops->arg, ID(id), out, &n), TW_ERR_NOTFOUND);
+	CHECK_OK(ops->pseudonym_store(ops->arg, ID(id), imsi, 15));
+	CHECK_OK(ops->pseudonym_lookup(ops->arg, ID(id), out, &n));
+	tw_store_close(st);
 }
 
 static void test_identity(void)
@@ -4828,6 +4921,7 @@ void test_main(void)
 	test_ident_reader();
 	test_ident_random_fork();
 	test_ident_random_wiped();
+	test_pseudonym_ttl();
 	test_other_process();
 	test_replace_sqn();
 	test_threads();
