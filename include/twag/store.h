@@ -183,6 +183,22 @@ TW_MUST_CHECK int tw_store_sub_list(struct tw_store *st,
 				    int (*cb)(void *arg, const struct tw_store_sub_info *i),
 				    void *arg);
 
+/*
+ * An integrity check a user can run on a store (`twag store check`), also
+ * after a crash: SQLite's own (PRAGMA integrity_check: pages, indexes,
+ * free list), the schema version, then every subscriber row (a known
+ * algorithm, key and OPc/TOPc wraps that unwrap under this KEK to the
+ * right lengths, AMF, IND length, SEQ_HE and the durable mark in range
+ * and SEQ_HE <= the mark) and every identity row (decodes, names an IMSI,
+ * its ids minted for it, its re-auth states open under the KEK). say(arg,
+ * text) gets one line per problem (IMSIs cut to 5 digits); *problems their
+ * count, *subscribers and *ident_rows what was read. TW_OK (problems or
+ * none), TW_ERR_IO when the database cannot be read at all.
+ */
+TW_MUST_CHECK int tw_store_check(struct tw_store *st, void (*say)(void *arg, const char *text),
+				 void *arg, unsigned *problems, unsigned *subscribers,
+				 unsigned *ident_rows);
+
 /* ---- the authentication path ------------------------------------------ */
 
 /*

@@ -497,13 +497,13 @@ static size_t row_enc(const struct ident_row *row, uint8_t b[static ROW_MAX])
 /* A value not of this layout (another format, a length past the end or
  * over TW_EAP_ID_MAX, octets left over) decodes as a row with every slot
  * empty: its ids are not found, their peers authenticate fully. */
-static void row_dec(const uint8_t *b, size_t n, struct ident_row *row)
+static bool row_dec(const uint8_t *b, size_t n, struct ident_row *row)
 {
 	size_t o = 1;
 
 	memset(row, 0, sizeof(*row));
 	if (b == NULL || n < 1 || b[0] != ROW_FORMAT)
-		return;
+		return false;
 	for (int i = 0; i < STORE_PSEUDONYMS_KEPT; i++) {
 		size_t len;
 
@@ -532,9 +532,57 @@ static void row_dec(const uint8_t *b, size_t n, struct ident_row *row)
 		o += 8;
 	}
 	if (o == n)
-		return;
+		return true;
 bad:
 	tw_wipe(row, sizeof(*row));
+	return false;
+}
+
+int store_ident_check_row(struct tw_store *st, int64_t key, const uint8_t *b, size_t n,
+			  char *why, size_t why_len)
+{
+	struct ident_row row;
+	uint8_t plain[STORE_REAUTH_SER_LEN];
+	char imsi[TW_IMSI_MAX_LEN + 1];
+	size_t len = key > 0 ? (size_t)(key / 1000000000000000LL) : 0;
+	int64_t v = key > 0 ? key % 1000000000000000LL : 0;
+	int rc = TW_OK;
+
+	why[0] = '\0';
+	if (len < TW_IMSI_MIN_LEN || len > TW_IMSI_MAX_LEN) {
+		snprintf(why, why_len, "row key %lld names no IMSI", (long long)key);
+		return TW_ERR_DECODE;
+	}
+	for (size_t i = len; i-- > 0; v /= 10)
+		imsi[i] = (char)('0' + v % 10);
+	imsi[len] = '\0';
+	if (v != 0 || store_ident_row_key(imsi, len) != key) {
+		snprintf(why, why_len, "row key %lld names no IMSI", (long long)key);
+		return TW_ERR_DECODE;
+	}
+	if (!row_dec(b, n, &row)) {
+		snprintf(why, why_len, "identity row of %.5s... does not decode (%zu octets)", imsi, n);
+		return TW_ERR_DECODE;
+	}
+	for (int i = 0; i < STORE_PSEUDONYMS_KEPT && rc == TW_OK; i++)
+		if (row.p[i].len != 0 && !id_is_of(st, row.p[i].id, row.p[i].len, imsi, len)) {
+			snprintf(why, why_len, "identity row of %.5s...: pseudonym %d not minted "
+				 "for it under this KEK", imsi, i);
+			rc = TW_ERR_AUTH;
+		}
+	for (int i = 0; i < STORE_REAUTH_KEPT && rc == TW_OK; i++) {
+		if (row.r[i].len == 0)
+			continue;
+		if (!id_is_of(st, row.r[i].id, row.r[i].len, imsi, len) ||
+		    open_state(st, row.r[i].id, row.r[i].len, row.r[i].state, plain) != TW_OK) {
+			snprintf(why, why_len, "identity row of %.5s...: re-auth state %d does not "
+				 "open under this KEK", imsi, i);
+			rc = TW_ERR_AUTH;
+		}
+	}
+	tw_wipe(plain, sizeof(plain));
+	tw_wipe(&row, sizeof(row));
+	return rc;
 }
 
 /* The row of key through q (a "SELECT v FROM ident WHERE k = ?1"

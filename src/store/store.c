@@ -2216,6 +2216,117 @@ out:
 	return rc == TW_ERR_IO ? store_io(st, rc) : rc;
 }
 
+int tw_store_check(struct tw_store *st, void (*say)(void *arg, const char *text), void *arg,
+		   unsigned *problems, unsigned *subscribers, unsigned *ident_rows)
+{
+	sqlite3_stmt *q = NULL;
+	struct tw_subscriber s;
+	struct sub_rec r;
+	char sql[512], msg[256];
+	unsigned nprob = 0, nsub = 0, nident = 0;
+	int rc;
+
+	if (st == NULL || say == NULL || problems == NULL)
+		return TW_ERR_INVAL;
+#define PROBLEM(...)                                          \
+	do {                                                  \
+		snprintf(msg, sizeof(msg), __VA_ARGS__);      \
+		say(arg, msg);                                \
+		nprob++;                                      \
+	} while (0)
+	pthread_mutex_lock(&st->db_lock);
+	rc = sqlite3_prepare_v2(st->db, "PRAGMA integrity_check", -1, &q, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(q, 0);
+
+		if (t == NULL || strcmp(t, "ok") != 0)
+			PROBLEM("sqlite: %s", t != NULL ? t : "(null)");
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_DONE) {
+		PROBLEM("sqlite: integrity check did not run: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+	rc = sqlite3_prepare_v2(st->db, "SELECT value FROM meta WHERE name = 'schema_version'",
+				-1, &q, NULL);
+	if (rc != SQLITE_OK || sqlite3_step(q) != SQLITE_ROW ||
+	    sqlite3_column_int(q, 0) != STORE_SCHEMA_VERSION)
+		PROBLEM("meta: schema version is not %d", STORE_SCHEMA_VERSION);
+	sqlite3_finalize(q);
+	q = NULL;
+
+	snprintf(sql, sizeof(sql), "SELECT %s, imsi FROM subscriber ORDER BY imsi", cols);
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *imsi = (const char *)sqlite3_column_text(q, 13);
+		size_t len = 0;
+		int e;
+
+		nsub++;
+		rc = SQLITE_OK;
+		memset(&r, 0, sizeof(r));
+		if (!imsi_ok(imsi, &len)) {
+			PROBLEM("subscriber row %u: the IMSI is not 5..15 digits", nsub);
+			continue;
+		}
+		if (row_to_rec(q, &r) != TW_OK) {
+			PROBLEM("subscriber %.5s...: bad columns (algorithm, key lengths, AMF, IND "
+				"length or SEQ out of range)", imsi);
+			continue;
+		}
+		memcpy(r.imsi, imsi, len);
+		r.imsi_len = len;
+		if (r.sqn.seq_he > r.reserved)
+			PROBLEM("subscriber %.5s...: SEQ_HE %llu above the durable mark %llu", imsi,
+				(unsigned long long)r.sqn.seq_he, (unsigned long long)r.reserved);
+		e = rec_unwrap(st, &r, &s);
+		tw_wipe(&s, sizeof(s));
+		if (e != TW_OK)
+			PROBLEM("subscriber %.5s...: keys do not unwrap under this KEK (%s)", imsi,
+				tw_strerror(e));
+	}
+	tw_wipe(&r, sizeof(r));
+	if (rc != SQLITE_DONE) {
+		PROBLEM("subscriber table not readable: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	sqlite3_finalize(q);
+	q = NULL;
+
+	rc = sqlite3_prepare_v2(st->db, "SELECT k, v FROM ident ORDER BY k", -1, &q, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
+		char why[160];
+		const uint8_t *b = sqlite3_column_blob(q, 1);
+
+		nident++;
+		rc = SQLITE_OK;
+		if (sqlite3_column_type(q, 0) != SQLITE_INTEGER ||
+		    store_ident_check_row(st, sqlite3_column_int64(q, 0), b,
+					  (size_t)sqlite3_column_bytes(q, 1), why, sizeof(why)) != TW_OK)
+			PROBLEM("%s", why[0] ? why : "identity row with a key that is not an integer");
+	}
+	if (rc != SQLITE_DONE) {
+		PROBLEM("identity table not readable: %s", sqlite3_errmsg(st->db));
+		rc = TW_ERR_IO;
+		goto out;
+	}
+	rc = TW_OK;
+out:
+#undef PROBLEM
+	sqlite3_finalize(q);
+	pthread_mutex_unlock(&st->db_lock);
+	*problems = nprob;
+	if (subscribers != NULL)
+		*subscribers = nsub;
+	if (ident_rows != NULL)
+		*ident_rows = nident;
+	return rc;
+}
+
 /* ---- the authentication path -------------------------------------------- */
 
 /* One vector from the locked record r. TW_ERR_STATE: the row changed under

@@ -404,6 +404,12 @@ TW_MUST_CHECK int store_sub_gen(struct tw_store *st, const char *imsi, int64_t *
 TW_MUST_CHECK int store_prepare(sqlite3 *c, sqlite3_stmt **q, const char *sql, char *errbuf,
 				size_t errbuf_len);
 
+/* tw_store_check of one row of table ident: it decodes, its key names an
+ * IMSI, its ids were minted for that IMSI and its re-auth states open under
+ * the KEK. TW_OK, or TW_ERR_DECODE / TW_ERR_AUTH with the reason in why
+ * (IMSI cut to 5 digits). */
+TW_MUST_CHECK int store_ident_check_row(struct tw_store *st, int64_t key, const uint8_t *b,
+					size_t n, char *why, size_t why_len);
 /* The calling thread's buffer of DRBG octets (ops->random): wipes what is
  * left of it; and, for tests, where its unused octets are and how many. */
 void store_ident_random_wipe(void);

@@ -2124,6 +2124,153 @@ static void test_pseudonym_ttl(void)
 	tw_store_close(st);
 }
 
+/*
+ * tw_store_check (`twag store check`): a sound store has no problem; each
+ * kind of damage made here with SQLite behind the store's back is
+ * reported, one line each, and the check reads on past it.
+ */
+struct check_log {
+	unsigned n;
+	char all[1024];
+};
+
+static void check_say(void *arg, const char *text)
+{
+	struct check_log *l = arg;
+	size_t u = strlen(l->all);
+
+	l->n++;
+	snprintf(l->all + u, sizeof(l->all) - u, "%s; ", text);
+}
+
+static unsigned store_problems(const char *want)
+{
+	struct tw_store_opts o = opts_default();
+	struct check_log l = { 0 };
+	unsigned problems = 99, subs = 0, idents = 0;
+	struct tw_store *st;
+
+	o.read_only = true;
+	st = open_with(&o);
+	if (st == NULL)
+		return 99;
+	CHECK_OK(tw_store_check(st, check_say, &l, &problems, &subs, &idents));
+	tw_store_close(st);
+	CHECK(l.n == problems && subs >= 2);
+	if (want != NULL && !CHECK(strstr(l.all, want) != NULL))
+		printf("note: test_store: check said '%s', expected '%s'\n", l.all, want);
+	return problems;
+}
+
+static void damage(const char *sql)
+{
+	sqlite3 *h = NULL;
+
+	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+	CHECK(sqlite3_exec(h, sql, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(h);
+}
+
+/* The one identity row's value through fn(value, &len), written back. */
+static void damage_ident(void (*fn)(uint8_t *v, size_t *len))
+{
+	sqlite3 *h = NULL;
+	sqlite3_stmt *q = NULL;
+	uint8_t v[4096];
+	size_t n = 0;
+	int64_t k = 0;
+
+	CHECK(sqlite3_open(db, &h) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(h, "SELECT k, v FROM ident", -1, &q, NULL) == SQLITE_OK);
+	if (CHECK(sqlite3_step(q) == SQLITE_ROW)) {
+		k = sqlite3_column_int64(q, 0);
+		n = (size_t)sqlite3_column_bytes(q, 1);
+		if (CHECK(n <= sizeof(v)))
+			memcpy(v, sqlite3_column_blob(q, 1), n);
+	}
+	sqlite3_finalize(q);
+	fn(v, &n);
+	CHECK(sqlite3_prepare_v2(h, "UPDATE ident SET v = ?1 WHERE k = ?2", -1, &q, NULL) ==
+	      SQLITE_OK);
+	sqlite3_bind_blob(q, 1, v, (int)n, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(q, 2, k);
+	CHECK(sqlite3_step(q) == SQLITE_DONE);
+	sqlite3_finalize(q);
+	sqlite3_close(h);
+}
+
+static void grow(uint8_t *v, size_t *n) { v[(*n)++] = 0; }
+static void shrink(uint8_t *v, size_t *n) { (void)v; (*n)--; }
+/* the row ends with the newest re-auth slot, sealed state (.. | tag 32) |
+ * stamp 8, then the second slot's length 0 */
+static void flip_stamp(uint8_t *v, size_t *n) { v[*n - 2] ^= 1; }
+static void flip_tag(uint8_t *v, size_t *n) { v[*n - 10] ^= 1; }
+
+static void test_store_check(void)
+{
+	struct tw_store_opts o = opts_default();
+	const struct tw_eap_identity_ops *ops;
+	struct tw_eap_reauth_state r;
+	struct tw_subscriber s, s2;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	char imsi[16], other[16], sql[256];
+	struct tw_store *st;
+
+	st = ident_open(&o, imsi, other, &s);
+	if (st == NULL)
+		return;
+	make_milenage(&s2, other, amf, 0);
+	CHECK_OK(tw_store_sub_put(st, &s2, false));
+	ops = tw_store_identity_ops(st);
+	CHECK_OK(ops->pseudonym_store(ops->arg, MIDP("2chk-pseudo", imsi), imsi, 15));
+	random_state(&r, imsi, 50);
+	CHECK_OK(ops->reauth_store(ops->arg, MIDR("8chk-reauth@wlan.example", r), &r));
+	tw_store_close(st); /* written behind at close */
+	CHECK(store_problems(NULL) == 0);
+
+	/* SEQ_HE above the durable mark */
+	snprintf(sql, sizeof(sql), "UPDATE subscriber SET seq_he = sqn_reserved + 3 WHERE imsi = '%s'",
+		 imsi);
+	damage(sql);
+	CHECK(store_problems("above the durable mark") == 1);
+	/* and a key wrap that does not unwrap, on the other row: two */
+	snprintf(sql, sizeof(sql), "UPDATE subscriber SET k = zeroblob(24) WHERE imsi = '%s'", other);
+	damage(sql);
+	CHECK(store_problems("do not unwrap") == 2);
+	snprintf(sql, sizeof(sql), "UPDATE subscriber SET seq_he = 0 WHERE imsi = '%s'", imsi);
+	damage(sql);
+	snprintf(sql, sizeof(sql), "UPDATE subscriber SET alg = 77 WHERE imsi = '%s'", other);
+	damage(sql);
+	CHECK(store_problems("bad columns") == 1);
+	snprintf(sql, sizeof(sql), "DELETE FROM subscriber WHERE imsi = '%s'", other);
+	damage(sql);
+	CHECK_OK(tw_store_sub_put(st = open_db(), &s2, false));
+	tw_store_close(st);
+	CHECK(store_problems(NULL) == 0);
+
+	/* identity rows: an octet too many, back; the stamp changed (not
+	 * sealed: no problem); the sealed state's tag changed; a row under a
+	 * key that names no IMSI; the row moved to another IMSI */
+	damage_ident(grow);
+	CHECK(store_problems("does not decode") == 1);
+	damage_ident(shrink);
+	CHECK(store_problems(NULL) == 0);
+	damage_ident(flip_stamp);
+	CHECK(store_problems(NULL) == 0);
+	damage_ident(flip_tag);
+	CHECK(store_problems("does not open") == 1);
+	damage_ident(flip_tag);
+	damage("INSERT INTO ident (k, v) VALUES (3, x'01')");
+	CHECK(store_problems("names no IMSI") == 1);
+	damage("DELETE FROM ident WHERE k = 3");
+	snprintf(sql, sizeof(sql), "UPDATE ident SET k = %lld",
+		 (long long)store_ident_row_key(other, 15));
+	damage(sql);
+	CHECK(store_problems("not minted") == 1);
+	tw_wipe(&s, sizeof(s));
+	tw_wipe(&s2, sizeof(s2));
+}
+
 static void test_identity(void)
 {
 	struct tw_store_opts o = opts_default();
@@ -4922,6 +5069,7 @@ void test_main(void)
 	test_ident_random_fork();
 	test_ident_random_wiped();
 	test_pseudonym_ttl();
+	test_store_check();
 	test_other_process();
 	test_replace_sqn();
 	test_threads();

@@ -81,5 +81,6 @@ int cmd_wlan(int argc, char **argv);
 int cmd_ccmp(int argc, char **argv);
 int cmd_esp(int argc, char **argv);
 int cmd_subscriber(int argc, char **argv);
+int cmd_store(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "twag/bytes.h"
@@ -631,5 +632,42 @@ int cmd_subscriber(int argc, char **argv)
 				return verbs[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "twag subscriber: expected add, del, show, list or import%s%s\n",
 		argc >= 1 ? ", not " : "", argc >= 1 ? argv[0] : "");
+	return CLI_EXIT_USAGE;
+}
+
+static void check_say(void *arg, const char *text)
+{
+	(void)arg;
+	printf("problem=%s\n", text);
+}
+
+/* twag store check --db PATH [--kek-file F]: tw_store_check, read-only.
+ * Exit 0 when the store is sound, 1 with one problem= line each. */
+static int store_check(int argc, char **argv)
+{
+	static const char *const valued[] = { "db", "kek-file", NULL };
+	struct cli c;
+	struct tw_store *st;
+	unsigned problems = 0, subs = 0, idents = 0;
+	int rc;
+
+	cli_parse(&c, "store check", argc, argv, valued, NULL);
+	if (access(cli_need(&c, "db"), F_OK) != 0)
+		cli_usage_error(&c, "db", "%s: %s", cli_get(&c, "db"), strerror(errno));
+	st = store_open(&c, false, true);
+	rc = tw_store_check(st, check_say, NULL, &problems, &subs, &idents);
+	tw_store_close(st);
+	printf("subscribers=%u\nidentity_rows=%u\nproblems=%u\n", subs, idents, problems);
+	if (rc != TW_OK)
+		cli_fail(&c, "check", rc);
+	return problems == 0 ? 0 : CLI_EXIT_FAIL;
+}
+
+int cmd_store(int argc, char **argv)
+{
+	if (argc >= 1 && strcmp(argv[0], "check") == 0)
+		return store_check(argc - 1, argv + 1);
+	fprintf(stderr, "twag store: expected check%s%s\n", argc >= 1 ? ", not " : "",
+		argc >= 1 ? argv[0] : "");
 	return CLI_EXIT_USAGE;
 }

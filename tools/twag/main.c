@@ -69,6 +69,8 @@ static const char usage[] =
 	"  subscriber list --db PATH                   -> one line each: imsi algo amf sqn\n"
 	"  subscriber import --db PATH --csv FILE [--replace]   -> imported\n"
 	"      CSV header: imsi,algo,ki,opc,op,amf,sqn (tuak: opc/op hold TOPc/TOP); all or nothing\n"
+	"  store check --db PATH [--kek-file F]   -> problem=... lines, subscribers identity_rows problems\n"
+	"      SQLite's integrity check, every row decoded and its keys unwrapped; exit 1 on a problem\n"
 	"\n"
 	"Input limits (longer input is refused with exit status 2, never cut):\n"
 	"  keywrap --key/--wrapped 4096 octets; ccmp --frame 11454 octets (+ header and\n"
@@ -89,6 +91,7 @@ static const struct {
 	{ "keywrap", cmd_keywrap },   { "cpu", cmd_cpu },
 	{ "wlan", cmd_wlan },         { "ccmp", cmd_ccmp },
 	{ "esp", cmd_esp },           { "subscriber", cmd_subscriber },
+	{ "store", cmd_store },
 };
 
 int main(int argc, char **argv)
