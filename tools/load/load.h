@@ -76,8 +76,9 @@ enum { LOAD_STATION_LEN = 17 };
 struct load_phone {
 	struct tw_usim usim;
 	uint32_t index;         /* position in the subscriber file */
-	/* "02-00-XX-XX-XX-XX" (a locally administered MAC from index): the
-	 * server keeps one conversation per station (RFC 3580 §3.20) */
+	/* "02-00-XX-XX-XX-XX" (a locally administered MAC from the low 32
+	 * bits of the IMSI's value): the server keeps one conversation per
+	 * station (RFC 3580 §3.20) */
 	char station[LOAD_STATION_LEN + 1];
 };
 

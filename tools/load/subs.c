@@ -230,9 +230,12 @@ int load_read_csv(const char *path, struct load_phone **phones, size_t *n_out)
 		if (row_to_phone(path, lineno, f, lc, &ph[n]) != 0)
 			goto out;
 		ph[n].index = (uint32_t)n;
+		/* the MAC from the IMSI, not the row: two twag-load runs on
+		 * other subscribers from one address are other stations */
+		uint64_t id = strtoull(ph[n].usim.imsi, NULL, 10);
 		snprintf(ph[n].station, sizeof(ph[n].station), "02-00-%02X-%02X-%02X-%02X",
-			 (unsigned)(n >> 24) & 0xff, (unsigned)(n >> 16) & 0xff,
-			 (unsigned)(n >> 8) & 0xff, (unsigned)n & 0xff);
+			 (unsigned)(id >> 24) & 0xff, (unsigned)(id >> 16) & 0xff,
+			 (unsigned)(id >> 8) & 0xff, (unsigned)id & 0xff);
 		n++;
 	}
 	if (n == 0) {
