@@ -57,7 +57,7 @@ BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH := $(BUILD)/twag-bench
 
-HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o
+HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o $(BUILD)/tests/harness/fault_vfs.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LEVELS := $(BUILD)/tests/cpu_levels
@@ -105,6 +105,10 @@ $(BENCH): $(BENCH_OBJ) $(LIB)
 
 $(BUILD)/tests/test_%: $(BUILD)/tests/unit/test_%.o $(HARNESS_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(OSMO_LIBS) $(LDLIBS)
+
+# test_faults makes the n-th allocation of the library fail by wrapping the
+# allocator (SQLite's and OpenSSL's are set at run time)
+$(BUILD)/tests/test_faults: override LDFLAGS += -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=free
 
 # test_udp_gso fills a send buffer by wrapping sendmmsg (loopback frees a
 # datagram's buffer space at once)
