@@ -104,7 +104,8 @@ struct tw_store_opts {
  * Loads the KEK: from kek_file when given; else from the TWAG_KEK
  * environment variable (64 hex digits); else from "<db_path>.kek", created
  * (32 random octets as 64 hex digits, mode 0600, O_EXCL) when missing and
- * create is true. A file must hold exactly 64 hex digits (a trailing
+ * create is true and the database does not exist yet (a missing KEK of an
+ * existing database is TW_ERR_IO: a new one would not open its keys). A file must hold exactly 64 hex digits (a trailing
  * newline allowed) and must not be readable by group/others. Returns TW_OK,
  * TW_ERR_IO (cannot read/create; the message in errbuf), TW_ERR_DECODE
  * (bad contents), TW_ERR_INVAL (bad permissions).

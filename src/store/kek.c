@@ -258,10 +258,18 @@ int tw_store_kek_load(const char *kek_file, const char *db_path, bool create,
 		store_say(errbuf, errbuf_len, "out of memory");
 		return TW_ERR_NOMEM;
 	}
-	if (access(path, F_OK) == 0 || !create)
+	if (access(path, F_OK) == 0 || !create) {
 		rc = kek_read(path, kek, errbuf, errbuf_len);
-	else
+	} else if (access(db_path, F_OK) == 0) {
+		/* a new KEK would not open the keys already stored, and the
+		 * file left behind would stand in the way of the real one */
+		store_say(errbuf, errbuf_len,
+			  "KEK file %s missing, and the database exists: its KEK is needed "
+			  "(restore the file, or give --kek-file / TWAG_KEK)", path);
+		rc = TW_ERR_IO;
+	} else {
 		rc = kek_create(path, kek, errbuf, errbuf_len);
+	}
 	free(path);
 	return rc;
 }

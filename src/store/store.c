@@ -43,6 +43,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "store_internal.h"
 #include "twag/aka.h"
@@ -1452,6 +1453,38 @@ out:
 	return rc;
 }
 
+/* A store opened for writing that failed: when the database file or its
+ * directory (where the WAL and shared-memory files go) cannot be written,
+ * say so in front of SQLite's words, which name no cause ("unable to open
+ * database file"). */
+static void say_why_not_writable(const char *path, char *errbuf, size_t errbuf_len)
+{
+	char dir[4096], *slash, prev[512];
+	const char *what = NULL;
+	int e = 0;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash == NULL)
+		snprintf(dir, sizeof(dir), ".");
+	else if (slash == dir)
+		dir[1] = '\0';
+	else
+		*slash = '\0';
+	if (access(path, F_OK) == 0 && access(path, W_OK) != 0) {
+		e = errno;
+		what = "the database file";
+	} else if (access(dir, W_OK) != 0) {
+		e = errno;
+		what = "its directory (the WAL and -shm files go there)";
+	}
+	if (what == NULL)
+		return;
+	snprintf(prev, sizeof(prev), "%s", errbuf);
+	store_say(errbuf, errbuf_len, "%s: %s is not writable (%s)%s%s", path, what,
+		  e == EROFS ? "read-only file system" : strerror(e), prev[0] ? ": " : "", prev);
+}
+
 static int journal_wal(struct tw_store *st, char *errbuf, size_t errbuf_len)
 {
 	sqlite3_stmt *q = NULL;
@@ -1495,7 +1528,7 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	struct stat sb;
 	bool existed;
 	sqlite3_int64 nsub = 0;
-	unsigned busy_ms;
+	unsigned busy_ms = 0;
 	char pragma[64];
 	int rc, flags;
 
@@ -1507,6 +1540,18 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 	if (o == NULL || o->path == NULL || o->kek == NULL) {
 		store_say(errbuf, errbuf_len, "no database path or KEK");
 		return TW_ERR_INVAL;
+	}
+	/* a store for writing must be able to write (SQLite may still open a
+	 * WAL database on a read-only file system, and fail at the first
+	 * commit: an SQN reservation) */
+	if (!o->read_only) {
+		char why[600] = "";
+
+		say_why_not_writable(o->path, why, sizeof(why));
+		if (why[0] != '\0') {
+			store_say(errbuf, errbuf_len, "%s", why);
+			return TW_ERR_IO;
+		}
 	}
 	st = calloc(1, sizeof(*st));
 	if (st == NULL)
@@ -1674,6 +1719,15 @@ int tw_store_open(struct tw_store **out, const struct tw_store_opts *o, char *er
 fail:
 	if (errbuf != NULL && errbuf_len > 0 && errbuf[0] == '\0')
 		store_say(errbuf, errbuf_len, "%s", tw_strerror(rc));
+	if (!o->read_only && errbuf != NULL && errbuf_len > 0)
+		say_why_not_writable(o->path, errbuf, errbuf_len);
+	if (errbuf != NULL && errbuf_len > 0 && strstr(errbuf, "database is locked") != NULL) {
+		char prev[512];
+
+		snprintf(prev, sizeof(prev), "%s", errbuf);
+		store_say(errbuf, errbuf_len, "%s: another process holds the database's lock "
+			  "(waited %u ms): %s", o->path, busy_ms, prev);
+	}
 	tw_store_close(st);
 	return rc;
 }

@@ -444,6 +444,19 @@ static void test_kek(void)
 	CHECK_OK(tw_store_kek_load(f, NULL, false, got, err, sizeof(err)));
 	CHECK_MEM(got, k1, 32);
 	unlink(f);
+
+	/* the database exists but its <db>.kek is gone: no new KEK (it would
+	 * not open the stored keys, and would stand where the real one goes) */
+	{
+		FILE *d = fopen(db, "wx");
+
+		if (CHECK(d != NULL))
+			fclose(d);
+		CHECK_ERR(tw_store_kek_load(NULL, db, true, got, err, sizeof(err)), TW_ERR_IO);
+		CHECK(strstr(err, "missing, and the database exists") != NULL);
+		CHECK(access(f, F_OK) != 0);
+		unlink(db);
+	}
 }
 
 /*
