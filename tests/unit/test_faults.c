@@ -20,6 +20,11 @@
  * the store: statements finalised, connections closed) and the library's
  * allocations balanced by frees.
  *
+ * twagd's configuration (a file of 40 clients, then the SIGHUP re-read of
+ * its clients) is swept over every one of its allocations: each fails with
+ * a message or works, and frees what it took. (The packet path allocates
+ * nothing: sessions and caches are tables made at start.)
+ *
  * The fault-free run counts the points; CI sweeps a sample of each kind
  * per CPU level (every point where there are few), a different sample at
  * each level; TWAG_FAULT_ALL=1 sweeps every point.
@@ -38,6 +43,7 @@
 #include "twag/bytes.h"
 #include "twag/cpu.h"
 #include "twag/err.h"
+#include "twag/server.h"
 #include "twag/store.h"
 #include "twag/usim.h"
 
@@ -474,6 +480,90 @@ static void arm_sync(long n)
 	atomic_store(&fault_sync_at, n);
 }
 
+/* ---- twagd's configuration: the allocations of the RADIUS front end ------ */
+
+static char conf[192];
+
+/* Loads a config file with clients, re-reads its clients (SIGHUP), frees;
+ * 0 when every step either worked or failed with a message. */
+static int config_workload(void)
+{
+	struct tw_srv_config c;
+	struct tw_srv_clients t;
+	char err[256] = "", *argv[] = { (char *)"twagd", (char *)"--config", conf, NULL };
+	int bad = 0, rc;
+
+	tw_srv_config_defaults(&c);
+	rc = tw_srv_config_load(&c, 3, argv, err, sizeof(err));
+	if (rc != TW_OK) {
+		bad += err[0] == '\0';
+		if (bad)
+			tw_note("config load failed (%s) without a message", tw_strerror(rc));
+		tw_srv_config_free(&c);
+		return bad;
+	}
+	memset(&t, 0, sizeof(t));
+	err[0] = '\0';
+	rc = tw_srv_config_reload_clients(&c, &t, err, sizeof(err));
+	if (rc != TW_OK && err[0] == '\0') {
+		tw_note("client reload failed (%s) without a message", tw_strerror(rc));
+		bad++;
+	}
+	if (rc == TW_OK && t.n != 40) {
+		tw_note("client reload: %zu clients, not 40", t.n);
+		bad++;
+	}
+	tw_srv_clients_free(&t);
+	tw_srv_config_free(&c);
+	return bad;
+}
+
+static int config_run(const char *what, long n, void (*arm)(long))
+{
+	long live0 = atomic_load(&live_blocks);
+	int bad;
+
+	(void)what;
+	arm(n);
+	bad = config_workload();
+	arm(0);
+	if (atomic_load(&live_blocks) != live0) {
+		tw_note("config, allocation fault at %ld: %ld blocks not freed", n,
+			atomic_load(&live_blocks) - live0);
+		bad++;
+	}
+	return bad;
+}
+
+static void config_sweep(void)
+{
+	FILE *f = fopen(conf, "w");
+	long total, failed = 0;
+
+	if (!CHECK(f != NULL))
+		return;
+	fprintf(f, "store = sqlite:/nonexistent/x.db\nnetwork-name = WLAN\n");
+	for (int i = 0; i < 40; i++)
+		fprintf(f, "client = 10.%d.0.0/16 secret-%d\n", i, i);
+	fclose(f);
+	atomic_store(&alloc_n, 0);
+	atomic_store(&alloc_fail_at, 0);
+	atomic_store(&alloc_counting, true);
+	CHECK(config_workload() == 0);
+	atomic_store(&alloc_counting, false);
+	total = atomic_load(&alloc_n);
+	for (long n = 1; n <= total; n++) {
+		int bad = config_run("config", n, arm_alloc);
+
+		failed += bad != 0;
+		CHECK(bad == 0);
+	}
+	printf("note: test_faults: twagd configuration: %ld allocations, each failed once: "
+	       "%ld not clean\n", total, failed);
+	CHECK(total > 0);
+	unlink(conf);
+}
+
 /* Sweeps points 1..total of one kind: all of them when few (or with
  * TWAG_FAULT_ALL), else about max of them, from an offset that differs
  * per CPU level. */
@@ -546,6 +636,9 @@ void test_main(void)
 	sweep("allocation", allocs, 600, arm_alloc);
 	sweep("write (disk full from there on)", writes, 60, arm_write);
 	sweep("sync", syncs, 40, arm_sync);
+
+	snprintf(conf, sizeof(conf), "%s/twagd.conf", dir);
+	config_sweep();
 
 	fault_vfs_off();
 	db_remove();
