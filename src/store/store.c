@@ -2009,22 +2009,42 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 			rc = replace_floor(q_old, s[i].imsi, (unsigned)w.ind_bits, &w.seq_he);
 		if (rc != TW_OK)
 			break;
-		sqlite3_bind_text(q, 1, s[i].imsi, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(q, 2, w.alg);
-		sqlite3_bind_blob(q, 3, w.k_w, (int)w.k_w_len, SQLITE_TRANSIENT);
-		if (w.opc_w_len != 0)
-			sqlite3_bind_blob(q, 4, w.opc_w, (int)w.opc_w_len, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(q, 4);
-		sqlite3_bind_blob(q, 5, s[i].amf, 2, SQLITE_TRANSIENT);
-		sqlite3_bind_int(q, 6, w.mac_bits);
-		sqlite3_bind_int(q, 7, w.res_bits);
-		sqlite3_bind_int(q, 8, w.ck_bits);
-		sqlite3_bind_int(q, 9, w.ik_bits);
-		sqlite3_bind_int(q, 10, w.iterations);
-		sqlite3_bind_int(q, 11, w.ind_bits);
-		sqlite3_bind_int64(q, 12, w.seq_he);
-		sqlite3_bind_int64(q, 13, w.gen);
+		/* every bind is checked: a text or blob bind that fails (out of
+		 * memory) leaves the parameter NULL, and a row with a NULL IMSI
+		 * would be inserted; SQLITE_STATIC: the values outlive the step */
+		int b = sqlite3_bind_text(q, 1, s[i].imsi, -1, SQLITE_STATIC);
+
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 2, w.alg);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_blob(q, 3, w.k_w, (int)w.k_w_len, SQLITE_STATIC);
+		if (b == SQLITE_OK)
+			b = w.opc_w_len != 0 ? sqlite3_bind_blob(q, 4, w.opc_w, (int)w.opc_w_len,
+								 SQLITE_STATIC)
+					     : sqlite3_bind_null(q, 4);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_blob(q, 5, s[i].amf, 2, SQLITE_STATIC);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 6, w.mac_bits);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 7, w.res_bits);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 8, w.ck_bits);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 9, w.ik_bits);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 10, w.iterations);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(q, 11, w.ind_bits);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int64(q, 12, w.seq_he);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int64(q, 13, w.gen);
+		if (b != SQLITE_OK) {
+			sqlite3_clear_bindings(q);
+			rc = store_sqlite_err(b);
+			break;
+		}
 		rc = run(q);
 		sqlite3_clear_bindings(q);
 		if (rc != TW_OK)
