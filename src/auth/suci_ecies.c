@@ -99,22 +99,121 @@ out:
 	return rc;
 }
 
+/* secp256r1 field prime p (SEC 2 §2.4.2), big-endian. */
+static const uint8_t p256_p[32] = {
+	0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01,
+	0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+	0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+};
+
 /*
- * A received P-256 public key: only the 33-octet compressed form of
- * TS 33.501 C.3.4.2 ("point compression: true") is accepted. OpenSSL's
- * decoder rejects x >= p and an x with no square root (not on the curve).
+ * The X25519 u-coordinates of the points of small order (1, 2, 4, 8) in
+ * canonical form, little-endian: 0, 1, the two of order 8, and p - 1
+ * (order 2). Any of them as a peer key gives Z = 0 whatever the private
+ * key (RFC 7748 §6.1, §7); the non-canonical aliases (p, p + 1, ...) are
+ * refused before this list is read.
  */
-static int p256_peer_pkey(const uint8_t *pub, size_t len, EVP_PKEY **pkey)
+static const uint8_t x25519_small_order[5][32] = {
+	{ 0 },
+	{ 1 },
+	{ 0xe0, 0xeb, 0x7a, 0x7c, 0x3b, 0x41, 0xb8, 0xae, 0x16, 0x56, 0xe3,
+	  0xfa, 0xf1, 0x9f, 0xc4, 0x6a, 0xda, 0x09, 0x8d, 0xeb, 0x9c, 0x32,
+	  0xb1, 0xfd, 0x86, 0x62, 0x05, 0x16, 0x5f, 0x49, 0xb8, 0x00 },
+	{ 0x5f, 0x9c, 0x95, 0xbc, 0xa3, 0x50, 0x8c, 0x24, 0xb1, 0xd0, 0xb1,
+	  0x55, 0x9c, 0x83, 0xef, 0x5b, 0x04, 0x44, 0x5c, 0xc4, 0x58, 0x1c,
+	  0x8e, 0x86, 0xd8, 0x22, 0x4e, 0xdd, 0xd0, 0x9f, 0x11, 0x57 },
+	{ 0xec, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+	  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f },
+};
+
+/*
+ * A received X25519 public key. RFC 7748 §5 has receivers mask bit 255
+ * and reduce u mod p; a SUCI has no reason to carry such an encoding, so
+ * here it is refused, as are the small-order points (which would make Z
+ * zero and the ECIES keys known to anyone).
+ */
+static int x25519_peer_ok(const uint8_t *pub, size_t len, const char **why)
+{
+	if (len != TW_SUCI_PROFILE_A_PUB_LEN) {
+		*why = "not 32 octets (an X25519 key is 32)";
+		return TW_ERR_DECODE;
+	}
+	if (pub[31] & 0x80) {
+		*why = "bit 255 set: not a canonical X25519 u-coordinate";
+		return TW_ERR_DECODE;
+	}
+	/* u >= p = 2^255 - 19: octets 1..30 all ff, octet 31 7f, octet 0 >= ed */
+	bool high = pub[31] == 0x7f && pub[0] >= 0xed;
+
+	for (int i = 1; i < 31 && high; i++)
+		high = pub[i] == 0xff;
+	if (high) {
+		*why = "u-coordinate not below 2^255 - 19: not canonical";
+		return TW_ERR_DECODE;
+	}
+	for (size_t i = 0; i < sizeof(x25519_small_order) / 32; i++)
+		if (memcmp(pub, x25519_small_order[i], 32) == 0) {
+			*why = "a point of small order (the shared secret would be zero)";
+			return TW_ERR_DECODE;
+		}
+	return TW_OK;
+}
+
+/* Big-endian a < b over 32 octets (public values: plain comparison). */
+static bool be32_below(const uint8_t *a, const uint8_t *b)
+{
+	return memcmp(a, b, 32) < 0;
+}
+
+/*
+ * A received P-256 public key as an OpenSSL object: the compressed SEC1
+ * form (33 octets, 02/03) of TS 33.501 C.3.4.2, and the uncompressed form
+ * (65 octets, 04) when uncompressed_ok (a home network key as key tools
+ * print it). Coordinates must be below p; OpenSSL's decoder then refuses a
+ * point not on the curve (an x with no square root, or y^2 != x^3 - 3x + b).
+ */
+static int p256_peer_pkey(const uint8_t *pub, size_t len, bool uncompressed_ok,
+			  EVP_PKEY **pkey, const char **why)
 {
 	char group[] = SN_X9_62_prime256v1;
-	uint8_t copy[TW_SUCI_PROFILE_B_PUB_LEN];
+	uint8_t copy[TW_SUCI_PROFILE_B_PUB_UNCOMPRESSED_LEN];
 	OSSL_PARAM params[3];
 	EVP_PKEY_CTX *pctx = NULL;
 	int rc;
 
 	*pkey = NULL;
-	if (len != TW_SUCI_PROFILE_B_PUB_LEN || (pub[0] != 0x02 && pub[0] != 0x03))
+	if (len == 1 && pub[0] == 0x00) {
+		*why = "the point at infinity";
 		return TW_ERR_DECODE;
+	}
+	if (len == TW_SUCI_PROFILE_B_PUB_LEN && pub[0] != 0x02 && pub[0] != 0x03) {
+		*why = "a 33-octet key must begin with 02 or 03 (compressed SEC1)";
+		return TW_ERR_DECODE;
+	}
+	if (len == TW_SUCI_PROFILE_B_PUB_UNCOMPRESSED_LEN && !uncompressed_ok) {
+		*why = "not the compressed form (C.3.4.2: point compression)";
+		return TW_ERR_DECODE;
+	}
+	if (len == TW_SUCI_PROFILE_B_PUB_UNCOMPRESSED_LEN && pub[0] != 0x04) {
+		*why = pub[0] == 0x06 || pub[0] == 0x07
+			       ? "the hybrid SEC1 form (06/07) is not accepted"
+			       : "a 65-octet key must begin with 04 (uncompressed SEC1)";
+		return TW_ERR_DECODE;
+	}
+	if (len != TW_SUCI_PROFILE_B_PUB_LEN &&
+	    len != TW_SUCI_PROFILE_B_PUB_UNCOMPRESSED_LEN) {
+		*why = uncompressed_ok
+			       ? "not 33 (compressed) or 65 (uncompressed) octets"
+			       : "not 33 octets (a compressed P-256 point)";
+		return TW_ERR_DECODE;
+	}
+	if (!be32_below(pub + 1, p256_p) ||
+	    (len == TW_SUCI_PROFILE_B_PUB_UNCOMPRESSED_LEN && !be32_below(pub + 33, p256_p))) {
+		*why = "a coordinate not below the field prime p";
+		return TW_ERR_DECODE;
+	}
 	memcpy(copy, pub, len); /* OSSL_PARAM takes a non-const pointer */
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME,
 						     group, 0);
@@ -131,12 +230,35 @@ static int p256_peer_pkey(const uint8_t *pub, size_t len, EVP_PKEY **pkey)
 		goto out;
 	}
 	if (EVP_PKEY_fromdata(pctx, pkey, EVP_PKEY_PUBLIC_KEY, params) <= 0) {
+		*why = "not a point on P-256";
 		rc = TW_ERR_DECODE;
 		goto out;
 	}
 	rc = TW_OK;
 out:
 	EVP_PKEY_CTX_free(pctx);
+	return rc;
+}
+
+int tw_suci_check_public(enum tw_suci_scheme scheme, const uint8_t *pub, size_t len,
+			 const char **why)
+{
+	const char *dummy = NULL;
+	EVP_PKEY *pkey = NULL;
+	int rc;
+
+	if (why == NULL)
+		why = &dummy;
+	*why = NULL;
+	if (pub == NULL && len != 0)
+		return TW_ERR_INVAL;
+	if (scheme == TW_SUCI_SCHEME_PROFILE_A)
+		return x25519_peer_ok(pub, len, why);
+	if (scheme != TW_SUCI_SCHEME_PROFILE_B)
+		return TW_ERR_UNSUPPORTED;
+	rc = p256_peer_pkey(pub, len, true, &pkey, why);
+	EVP_PKEY_free(pkey);
+	ERR_clear_error();
 	return rc;
 }
 
@@ -244,20 +366,22 @@ static int own_pkey(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
 	return TW_ERR_UNSUPPORTED;
 }
 
-/* Z from a prepared private key and a received ephemeral public key. */
+/* Z from a prepared private key and a received public key, checked before
+ * the private key is used. */
 static int ecdh_with(enum tw_suci_scheme scheme, EVP_PKEY *own,
 		     const uint8_t *peer_pub, size_t peer_pub_len,
-		     uint8_t z[static 32])
+		     bool uncompressed_ok, uint8_t z[static 32])
 {
 	EVP_PKEY *peer = NULL;
 	EVP_PKEY_CTX *dctx = NULL;
 	size_t zlen = TW_SUCI_SHARED_KEY_LEN;
+	const char *why = NULL;
 	int rc;
 
 	if (scheme == TW_SUCI_SCHEME_PROFILE_A) {
-		if (peer_pub_len != TW_SUCI_PROFILE_A_PUB_LEN)
-			return TW_ERR_DECODE;
-		/* RFC 7748 §5: every 32-octet string is a u-coordinate. */
+		rc = x25519_peer_ok(peer_pub, peer_pub_len, &why);
+		if (rc != TW_OK)
+			goto out;
 		peer = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL,
 						   peer_pub, peer_pub_len);
 		if (peer == NULL) {
@@ -265,7 +389,7 @@ static int ecdh_with(enum tw_suci_scheme scheme, EVP_PKEY *own,
 			goto out;
 		}
 	} else if (scheme == TW_SUCI_SCHEME_PROFILE_B) {
-		rc = p256_peer_pkey(peer_pub, peer_pub_len, &peer);
+		rc = p256_peer_pkey(peer_pub, peer_pub_len, uncompressed_ok, &peer, &why);
 		if (rc != TW_OK)
 			goto out;
 	} else {
@@ -323,15 +447,18 @@ int tw_suci_ecdh(enum tw_suci_scheme scheme, const uint8_t priv[static 32],
 	EVP_PKEY *own = NULL;
 	int rc;
 
+	/* A bad received key is reported before our own key is touched; z
+	 * is zero on every error. */
 	if (scheme != TW_SUCI_SCHEME_PROFILE_A && scheme != TW_SUCI_SCHEME_PROFILE_B)
-		return TW_ERR_UNSUPPORTED;
-	/* A bad received key is reported before our own key is touched. */
-	if (scheme == TW_SUCI_SCHEME_PROFILE_A &&
-	    peer_pub_len != TW_SUCI_PROFILE_A_PUB_LEN)
-		return TW_ERR_DECODE;
-	rc = own_pkey(scheme, priv, &own);
+		rc = TW_ERR_UNSUPPORTED;
+	else if (scheme == TW_SUCI_SCHEME_PROFILE_A)
+		rc = tw_suci_check_public(scheme, peer_pub, peer_pub_len, NULL);
+	else
+		rc = TW_OK;
 	if (rc == TW_OK)
-		rc = ecdh_with(scheme, own, peer_pub, peer_pub_len, z);
+		rc = own_pkey(scheme, priv, &own);
+	if (rc == TW_OK)
+		rc = ecdh_with(scheme, own, peer_pub, peer_pub_len, true, z);
 	EVP_PKEY_free(own);
 	if (rc != TW_OK) {
 		tw_wipe(z, TW_SUCI_SHARED_KEY_LEN);
@@ -432,6 +559,11 @@ int tw_suci_ecies_encrypt(enum tw_suci_scheme scheme, const uint8_t *hn_pub,
 	if (out_max < pub_len + TW_SUCI_MAC_TAG_LEN ||
 	    len > out_max - pub_len - TW_SUCI_MAC_TAG_LEN)
 		return TW_ERR_OVERFLOW;
+	/* An X25519 key is checked before any key is drawn or used (a P-256
+	 * key is checked by the ECDH, before the derivation). */
+	if (scheme == TW_SUCI_SCHEME_PROFILE_A &&
+	    (rc = tw_suci_check_public(scheme, hn_pub, hn_pub_len, NULL)) != TW_OK)
+		return rc;
 	if (eph_priv != NULL)
 		memcpy(eph, eph_priv, sizeof(eph));
 	else if ((rc = fresh_eph(scheme, eph)) != TW_OK)
@@ -504,7 +636,7 @@ int tw_suci_ecies_decrypt_ctx(const struct tw_suci_hn_ctx *k,
 	if (pt_max < ct_len)
 		return TW_ERR_OVERFLOW;
 
-	rc = ecdh_with(k->scheme, k->pkey, scheme_output, pub_len, z);
+	rc = ecdh_with(k->scheme, k->pkey, scheme_output, pub_len, false, z);
 	if (rc != TW_OK)
 		goto out;
 	rc = tw_suci_ecies_derive(z, scheme_output, pub_len, &keys);

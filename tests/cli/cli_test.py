@@ -339,6 +339,24 @@ def test_suci():
     from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
     for name, prof in (("suci_profile_a.vec", "A"), ("suci_profile_b.vec", "B")):
         for c in cases(name):
+            if c.get("supi_type") == "NAI":
+                # TS 33.501 C.4.3.2 / C.4.4.2: both SUCI forms of the spec's output
+                user, realm = c["supi"][4:].split("@")
+                s = 1 if prof == "A" else 2
+                got = twag("suci", "encrypt", "--hn-public", c.get("hn_public_uncompressed", c["hn_public"]),
+                           "--profile", prof, "--key-id", "27", "--supi", c["supi"],
+                           "--ephemeral-private", c["eph_private"])
+                want = f"suci-1-{realm}-0-{s}-27-{c['scheme_output']}"
+                check(got.get("suci") == want, f"{where(c)}: suci {got.get('suci')} expected {want}")
+                got = twag("suci", "encrypt", "--hn-public", c["hn_public"], "--profile", prof,
+                           "--key-id", "27", "--supi", c["supi"], "--form", "nai",
+                           "--ephemeral-private", c["eph_private"])
+                want_nai = f"type1.rid0.schid{s}.hnkey27.{c['scheme_output_text'].lower()}@{realm}"
+                check(got.get("suci") == want_nai, f"{where(c)}: NAI form {got.get('suci')}")
+                for text in (want, f"type1.rid0.schid{s}.hnkey27.{c['scheme_output_text']}@{realm}"):
+                    got = twag("suci", "decrypt", "--hn-private", c["hn_private"], "--suci", text)
+                    check(got.get("supi") == c["supi"], f"{where(c)}: deconceal gives {got.get('supi')}")
+                continue
             mcc, mnc = c["imsi_mcc_mnc"][:3], c["imsi_mcc_mnc"][3:]
             supi = "imsi-" + c["imsi_mcc_mnc"] + c["imsi_msin"]
             got = twag("suci", "public-key", "--hn-private", c["hn_private"], "--profile", prof)
@@ -392,6 +410,39 @@ def test_suci():
               f"suci {prof}: fields and MSIN decrypt with Python cryptography")
         got = twag("suci", "decrypt", "--hn-private", hn_priv.hex(), "--suci", got["suci"])
         check(got.get("supi") == "imsi-" + imsi, f"suci {prof}: round trip")
+        # An NAI SUPI, the home network key uncompressed for Profile B, the
+        # NAI form: split at the dots and '@', decrypted by Python.
+        if prof == "B":
+            hn_pub = hn.public_key().public_bytes(serialization.Encoding.X962,
+                                                  serialization.PublicFormat.UncompressedPoint)
+        user = "".join(rng.choice("abcxyz019-._!~") for _ in range(rng.randrange(1, 60))).strip(".")
+        user = user.replace("..", ".") or "u"
+        nai = f"{user}@op-{rng.randrange(1000)}.example.net"
+        got = twag("suci", "encrypt", "--hn-public", hn_pub.hex(), "--profile", prof, "--key-id", str(kid),
+                   "--supi", "nai-" + nai, "--routing", "7", "--form", "nai")
+        form = got.get("suci", "")
+        head, _, realm = form.partition("@")
+        fld = head.split(".")
+        if not check(len(fld) == 7 and realm == nai.split("@")[1], f"suci {prof}: NAI form {form}"):
+            continue
+        eph = bytes.fromhex(fld[4][len("ecckey"):])
+        ct = bytes.fromhex(fld[5][len("cip"):])
+        tag = bytes.fromhex(fld[6][len("mac"):])
+        check(fld[:4] == ["type1", "rid7", f"schid{1 if prof == 'A' else 2}", f"hnkey{kid}"] and
+              fld[4].startswith("ecckey") and fld[5].startswith("cip") and fld[6].startswith("mac"),
+              f"suci {prof}: NAI form fields")
+        if prof == "A":
+            z = hn.exchange(x25519.X25519PublicKey.from_public_bytes(eph))
+        else:
+            z = hn.exchange(ec.ECDH(), ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), eph))
+        k = X963KDF(algorithm=hashes.SHA256(), length=64, sharedinfo=eph).derive(z)
+        h = chmac.HMAC(k[32:], hashes.SHA256())
+        h.update(ct)
+        d = Cipher(algorithms.AES(k[:16]), modes.CTR(k[16:32])).decryptor()
+        check(h.finalize()[:8] == tag and d.update(ct) + d.finalize() == user.encode(),
+              f"suci {prof}: the NAI username decrypts with Python cryptography")
+        got = twag("suci", "decrypt", "--hn-private", hn_priv.hex(), "--suci", form)
+        check(got.get("supi") == "nai-" + nai, f"suci {prof}: NAI round trip")
     got = twag("suci", "encrypt", "--profile", "null", "--key-id", "0", "--supi", "imsi-001010123456789")
     check(got.get("suci") == "suci-0-001-01-0-0-0-0123456789", "null scheme SUCI (TS 23.003 2.2B form)")
     got = twag("suci", "decrypt", "--suci", "suci-0-001-01-0-0-0-0123456789")
@@ -399,10 +450,29 @@ def test_suci():
     priv = "00" * 31 + "01"
     bad(["suci", "encrypt", "--hn-public", "00" * 32, "--profile", "C", "--key-id", "1",
          "--supi", "imsi-001010000000001"], "profile", "unknown profile")
-    bad(["suci", "encrypt", "--hn-public", "00" * 32, "--profile", "A", "--key-id", "256",
+    u9 = "09" + "00" * 31  # the X25519 base point: a valid key
+    bad(["suci", "encrypt", "--hn-public", u9, "--profile", "A", "--key-id", "256",
          "--supi", "imsi-001010000000001"], "key-id", "key id 256")
-    bad(["suci", "encrypt", "--hn-public", "00" * 32, "--profile", "A", "--key-id", "1",
+    bad(["suci", "encrypt", "--hn-public", u9, "--profile", "A", "--key-id", "1",
          "--supi", "001010000000001"], "supi", "SUPI without imsi-")
+    bad(["suci", "encrypt", "--hn-public", u9, "--profile", "A", "--key-id", "1",
+         "--supi", "nai-joe@com"], "supi", "NAI realm without a dot")
+    bad(["suci", "encrypt", "--hn-public", u9, "--profile", "A", "--key-id", "1",
+         "--supi", "nai-joe@x.org", "--form", "json"], "form", "unknown form")
+    # received keys that must be refused, each with its reason
+    for key, prof, why in (("00" * 32, "A", "small order"), ("01" + "00" * 31, "A", "small order"),
+                           ("ed" + "ff" * 30 + "7f", "A", "not canonical"),
+                           ("09" + "00" * 30 + "80", "A", "bit 255"),
+                           ("02" + "ff" * 32, "B", "not below the field prime"),
+                           ("04" + "00" * 64, "B", "not a point on P-256"),
+                           ("06" + "6b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+                            "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5", "B", "hybrid"),
+                           ("05" + "00" * 32, "B", "02 or 03")):
+        rc, out, err = run("suci", "encrypt", "--hn-public", key, "--profile", prof, "--key-id", "1",
+                           "--supi", "imsi-001010000000001")
+        check(rc == 2 and "suci=" not in out and why in err, f"suci encrypt: {why} key refused ({err.strip()})")
+    bad(["suci", "encrypt", "--hn-public", "02" * 34, "--profile", "B", "--key-id", "1",
+         "--supi", "imsi-001010000000001"], "hn-public", "34-octet P-256 key")
     bad(["suci", "decrypt", "--hn-private", priv, "--suci", "suci-0-001-01-0-1-1-zz"], "suci", "non-hex output")
     bad(["suci", "decrypt", "--hn-private", priv, "--suci", "suci-0-01-01-0-1-1-00"], "suci", "2-digit MCC")
     bad(["suci", "decrypt", "--hn-private", priv[:-2], "--suci", "suci-0-001-01-0-1-1-00"],

@@ -480,8 +480,48 @@ def test_gsm_c2():
     for n in (0, 3, 17):
         refused(["gsm", "c2", "--res", rb(n).hex()], "res", f"gsm c2 of a {n}-octet RES")
 
+# --- SUCI: NAI usernames of every size (TS 33.501 C.3.4, RFC 7542 §2.3) ---
 
-for t in (test_hex_files, test_keywrap, test_ccmp, test_wlan_mic, test_esp, test_ah, test_kdf_text, test_gsm_c2):
+NAI_MAX = 253
+
+
+def test_suci_nai():
+    from cryptography.hazmat.primitives import hashes, hmac as chmac, serialization
+    from cryptography.hazmat.primitives.asymmetric import x25519
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
+    hn = x25519.X25519PrivateKey.generate()
+    pub = hn.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    realm = "a.b"
+    for n in sweep(16, NAI_MAX - 1 - len(realm), lo=1):
+        user = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789-_") for _ in range(n))
+        got = twag("suci", "encrypt", "--hn-public", pub.hex(), "--profile", "A", "--key-id", "5",
+                   "--supi", f"nai-{user}@{realm}")
+        f = got.get("suci", "")
+        pre = f"suci-1-{realm}-0-1-5-"
+        if not check(f.startswith(pre), f"suci encrypt of a {n}-octet username: {f[:60]}"):
+            continue
+        out = bytes.fromhex(f[len(pre):])
+        eph, ct, tag = out[:32], out[32:-8], out[-8:]
+        z = hn.exchange(x25519.X25519PublicKey.from_public_bytes(eph))
+        k = X963KDF(algorithm=hashes.SHA256(), length=64, sharedinfo=eph).derive(z)
+        h = chmac.HMAC(k[32:], hashes.SHA256())
+        h.update(ct)
+        d = Cipher(algorithms.AES(k[:16]), modes.CTR(k[16:32])).decryptor()
+        check(len(ct) == n and h.finalize()[:8] == tag and d.update(ct) + d.finalize() == user.encode(),
+              f"suci, {n}-octet username: decrypts with Python cryptography")
+    refused(["suci", "encrypt", "--hn-public", pub.hex(), "--profile", "A", "--key-id", "5",
+             "--supi", "nai-" + "u" * (NAI_MAX - len(realm)) + "@" + realm], "supi",
+            "suci encrypt of an NAI past 253 octets")
+    for n, ok in ((63, True), (64, False)):
+        args = ["suci", "encrypt", "--profile", "null", "--key-id", "0", "--supi", f"nai-u@{'r' * n}.b"]
+        if ok:
+            check(twag(*args).get("suci") == f"suci-1-{'r' * n}.b-0-0-0-u", f"suci: realm label of {n}")
+        else:
+            refused(args, "supi", f"suci: realm label of {n}")
+
+
+for t in (test_hex_files, test_keywrap, test_ccmp, test_wlan_mic, test_esp, test_ah, test_kdf_text, test_gsm_c2, test_suci_nai):
     t()
 print(f"sizes_test: {passed} passed, {failed} failed")
 sys.exit(1 if failed or not passed else 0)

@@ -1,8 +1,11 @@
 /*
- * Fuzz target: the SUCI text decoder (tw_suci_deconceal) and the MSIN BCD
- * decoder, with home-network keys for both ECIES profiles loaded (the
- * TS 33.501 C.4.3.1 and C.4.4.1 test keys). Invariants: no crash, no
- * overread, and a success always yields "imsi-" and 6..15 digits.
+ * Fuzz target: the SUCI decoder (tw_suci_deconceal: the TS 29.571 text and
+ * the TS 23.003 §28.7.3 NAI forms, IMSI and NAI SUPIs), the public-key
+ * check and the MSIN BCD decoder, with home-network keys for both ECIES
+ * profiles loaded (the TS 33.501 C.4.3 and C.4.4 test keys). Invariants:
+ * no crash, no overread; a success always yields "imsi-" and 6..15 digits
+ * or "nai-<user>@<realm>" of at most 253 octets, and tw_suci_peek takes
+ * the same string; a refused key always has a reason.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +24,8 @@ static void hex_key(uint8_t out[32], const char *hex)
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct tw_suci_hn_key keys[2];
-	char text[512], supi[TW_SUCI_SUPI_STR_MAX], msin[16];
+	char text[1024], supi[TW_SUCI_SUPI_STR_MAX], msin[16];
+	const char *why = NULL;
 	size_t nd = 0;
 
 	memset(keys, 0, sizeof(keys));
@@ -37,9 +41,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	text[n] = '\0';
 	if (tw_suci_deconceal(keys, 2, text, supi, sizeof(supi)) == TW_OK) {
 		size_t len = strlen(supi);
+		const char *at = strchr(supi, '@');
 
-		if (len < 11 || len > 20 || strncmp(supi, "imsi-", 5) != 0 ||
-		    strspn(supi + 5, "0123456789") != len - 5)
+		if (strncmp(supi, "imsi-", 5) == 0) {
+			if (len < 11 || len > 20 || strspn(supi + 5, "0123456789") != len - 5)
+				abort();
+		} else if (strncmp(supi, "nai-", 4) != 0 || at == NULL || at == supi + 4 ||
+			   at[1] == '\0' || len > 4 + TW_SUCI_NAI_MAX ||
+			   strchr(at + 1, '@') != NULL) {
+			abort();
+		}
+		if (tw_suci_peek(text, NULL, NULL, NULL) != TW_OK)
+			abort();
+	}
+	for (int s = TW_SUCI_SCHEME_PROFILE_A; s <= TW_SUCI_SCHEME_PROFILE_B; s++) {
+		why = NULL;
+		int rc = tw_suci_check_public((enum tw_suci_scheme)s, data, size, &why);
+
+		if ((rc == TW_OK) != (why == NULL) || (rc != TW_OK && rc != TW_ERR_DECODE))
 			abort();
 	}
 	if (tw_suci_bcd_to_msin(data, size, msin, sizeof(msin), &nd) == TW_OK) {

@@ -1,6 +1,10 @@
 /*
- * Tests of SUCI (3GPP TS 33.501 V17.9.0 Annex C, TS 23.003 §2.2B):
- * the Annex C.4 vectors in both directions with every intermediate value,
+ * Tests of SUCI (3GPP TS 33.501 V17.9.0 Annex C, TS 23.003 §2.2B, §28.7):
+ * the Annex C.4 vectors (IMSI and network specific identifier SUPIs) in
+ * both directions with every intermediate value, both text forms,
+ * public-key edge cases in the spirit of Wycheproof (X25519 points of
+ * small order and non-canonical encodings, P-256 points off the curve, at
+ * infinity, of the wrong length or form), NAI syntax,
  * the null scheme, round trips with several home network keys, a
  * cross-check against an ECIES built here from OpenSSL EVP calls only, and
  * negative cases (tags, ciphertexts, points, strings, random mutations).
@@ -162,6 +166,44 @@ static void run_ecies_vector(const struct tv_case *c)
 	CHECK(strcmp(supi, imsi) == 0);
 	CHECK_ERR(tw_suci_deconceal(&key, 1, expect_suci, supi, strlen(imsi)),
 		  TW_ERR_OVERFLOW);
+	/* NAI form (TS 23.003 §28.7.3; realm of §28.2 with the 3-digit MNC):
+	 * the same output in three parts. "mnc012" reads as the 2-digit MNC
+	 * 12 unless the home network says 3. */
+	{
+		char want[2 * TW_SUCI_STR_MAX];
+		int h2 = 2 * (int)pl, c2 = 2 * (int)pt_len;
+
+		snprintf(want, sizeof(want),
+			 "type0.rid0.schid%d.hnkey27.ecckey%.*s.cip%.*s.mac%s"
+			 "@5gc.mnc%s.mcc%.3s.3gppnetwork.org",
+			 (int)s, h2, hex, c2, hex + h2, hex + h2 + c2, mccmnc + 3, mccmnc);
+		CHECK_OK(tw_suci_conceal_nai(s, hn_pub, pl, 27, imsi, mnc_digits, NULL,
+					     eph_priv, suci, sizeof(suci)));
+		if (!CHECK(strcmp(suci, want) == 0))
+			fprintf(stderr, "  got  %s\n  want %s\n", suci, want);
+		CHECK_OK(tw_suci_deconceal_mnc(&key, 1, want, 3, supi, sizeof(supi)));
+		CHECK(strcmp(supi, imsi) == 0);
+		CHECK_OK(tw_suci_deconceal(&key, 1, want, supi, sizeof(supi)));
+		CHECK(strncmp(supi, "imsi-27412", 10) == 0 && strcmp(supi, imsi) != 0);
+		CHECK_ERR(tw_suci_deconceal_mnc(&key, 1, want, 4, supi, sizeof(supi)),
+			  TW_ERR_INVAL);
+		/* realms compare without case */
+		for (char *q = strchr(want, '@'); *q; q++)
+			if (*q >= 'a' && *q <= 'z')
+				*q = (char)(*q - 'a' + 'A');
+		CHECK_OK(tw_suci_deconceal_mnc(&key, 1, want, 3, supi, sizeof(supi)));
+		CHECK(strcmp(supi, imsi) == 0);
+		if (s == TW_SUCI_SCHEME_PROFILE_B && tv_has(c, "hn_public_uncompressed")) {
+			uint8_t unc[65];
+
+			CHECK(tv_hex(c, "hn_public_uncompressed", unc, sizeof(unc)) == 65);
+			CHECK_OK(tw_suci_conceal(s, unc, 65, 27, imsi, mnc_digits, NULL,
+						 eph_priv, suci, sizeof(suci)));
+			CHECK(strcmp(suci, expect_suci) == 0);
+			CHECK_OK(tw_suci_ecdh(s, eph_priv, unc, 65, z));
+			TV_EXPECT(c, "shared_key", z, 32);
+		}
+	}
 	/* The prepared-key path (a SIDF's) gives the same answer. */
 	struct tw_suci_hn_ctx hctx;
 	if (CHECK_OK(tw_suci_hn_ctx_init(&hctx, &key))) {
@@ -244,15 +286,117 @@ static void run_profile_b_vector(const struct tv_case *c)
 {
 	run_ecies_vector(c);
 	check_uncompressed(c, "hn_public", "hn_public_uncompressed");
-	check_uncompressed(c, "eph_public", "eph_public_uncompressed");
+	if (tv_has(c, "eph_public_uncompressed"))
+		check_uncompressed(c, "eph_public", "eph_public_uncompressed");
+}
+
+/*
+ * C.4.3.2 / C.4.4.2: a network specific identifier SUPI. The scheme input
+ * is the username's octets; the vector's scheme output is reproduced in
+ * both SUCI forms, the NAI part as the spec prints it (upper-case hex) is
+ * taken on input, and for Profile B the uncompressed home network key
+ * gives the same output as the compressed one.
+ */
+static void run_nai_vector(const struct tv_case *c)
+{
+	enum tw_suci_scheme s = vec_scheme;
+	size_t pl = pub_len_of(s);
+	struct tw_suci_hn_key key = { .id = 27, .scheme = s };
+	uint8_t eph_priv[32], hn_pub[65], eph_pub[33], z[32], out[TW_SUCI_ECIES_OUTPUT_MAX];
+	uint8_t dec[TW_SUCI_INPUT_MAX];
+	struct tw_suci_ecies_keys k;
+	const char *supi_in = tv_str(c, "supi"), *text = tv_str(c, "scheme_output_text");
+	char suci[TW_SUCI_STR_MAX], want[2 * TW_SUCI_STR_MAX], supi[TW_SUCI_SUPI_STR_MAX];
+	char hex[2 * TW_SUCI_ECIES_OUTPUT_MAX + 1], lower[TW_SUCI_STR_MAX];
+	size_t out_len, dec_len, hn_len;
+
+	if (!CHECK(supi_in != NULL && text != NULL && strncmp(supi_in, "nai-", 4) == 0))
+		return;
+	const char *user = supi_in + 4, *at = strchr(user, '@');
+	size_t ulen = (size_t)(at - user);
+
+	CHECK(tv_hex(c, "hn_private", key.priv, 32) == 32);
+	CHECK(tv_hex(c, "eph_private", eph_priv, 32) == 32);
+	CHECK(tv_hex(c, "hn_public", hn_pub, sizeof(hn_pub)) == pl);
+	CHECK(tv_hex(c, "eph_public", eph_pub, sizeof(eph_pub)) == pl);
+	CHECK_OK(tw_suci_ecdh(s, eph_priv, hn_pub, pl, z));
+	TV_EXPECT(c, "shared_key", z, 32);
+	CHECK_OK(tw_suci_ecies_derive(z, eph_pub, pl, &k));
+	TV_EXPECT(c, "eph_enc_key", k.enc_key, 16);
+	TV_EXPECT(c, "icb", k.icb, 16);
+	TV_EXPECT(c, "eph_mac_key", k.mac_key, 32);
+	/* the scheme input: the username's octets (§6.12.2) */
+	TV_EXPECT(c, "plaintext", (const uint8_t *)user, ulen);
+	CHECK_OK(tw_suci_ecies_encrypt(s, hn_pub, pl, eph_priv, (const uint8_t *)user, ulen,
+				       out, sizeof(out), &out_len));
+	TV_EXPECT(c, "scheme_output", out, out_len);
+	CHECK_OK(tw_suci_ecies_decrypt(&key, out, out_len, dec, sizeof(dec), &dec_len));
+	CHECK(dec_len == ulen && memcmp(dec, user, ulen) == 0);
+
+	/* TS 29.571 text form: the realm as home network identifier. */
+	tw_hex_encode(hex, out, out_len);
+	snprintf(want, sizeof(want), "suci-1-%s-0-%d-27-%s", at + 1, (int)s, hex);
+	CHECK_OK(tw_suci_conceal(s, hn_pub, pl, 27, supi_in, 0, NULL, eph_priv, suci,
+				 sizeof(suci)));
+	CHECK(strcmp(suci, want) == 0);
+	CHECK_OK(tw_suci_deconceal(&key, 1, want, supi, sizeof(supi)));
+	CHECK(strcmp(supi, supi_in) == 0);
+
+	/* TS 23.003 §28.7.3 NAI form: the spec's printed part, lowered. */
+	size_t i;
+	for (i = 0; text[i] != '\0' && i + 1 < sizeof(lower); i++)
+		lower[i] = (char)(text[i] >= 'A' && text[i] <= 'F' ? text[i] - 'A' + 'a' : text[i]);
+	lower[i] = '\0';
+	/* "ecckey" and "cip"/"mac" keep their letters: only hex was raised */
+	snprintf(want, sizeof(want), "type1.rid0.schid%d.hnkey27.%s@%s", (int)s, lower, at + 1);
+	CHECK_OK(tw_suci_conceal_nai(s, hn_pub, pl, 27, supi_in, 0, NULL, eph_priv, suci,
+				     sizeof(suci)));
+	if (!CHECK(strcmp(suci, want) == 0))
+		fprintf(stderr, "  got  %s\n  want %s\n", suci, want);
+	memset(supi, 0, sizeof(supi));
+	CHECK_OK(tw_suci_deconceal(&key, 1, want, supi, sizeof(supi)));
+	CHECK(strcmp(supi, supi_in) == 0);
+	snprintf(want, sizeof(want), "type1.rid0.schid%d.hnkey27.%s@%s", (int)s, text, at + 1);
+	memset(supi, 0, sizeof(supi));
+	CHECK_OK(tw_suci_deconceal(&key, 1, want, supi, sizeof(supi)));
+	CHECK(strcmp(supi, supi_in) == 0);
+	/* a flipped tag bit in the NAI form -> AUTH, nothing written */
+	want[strlen(want) - strlen(at) - 1] ^= 0x01;
+	CHECK_ERR(tw_suci_deconceal(&key, 1, want, supi, sizeof(supi)), TW_ERR_AUTH);
+	CHECK(supi[0] == '\0');
+
+	/* Profile B: the uncompressed home network key (C.4.4.2 prints it
+	 * first) gives the same output. */
+	if (s == TW_SUCI_SCHEME_PROFILE_B) {
+		hn_len = tv_hex(c, "hn_public_uncompressed", hn_pub, sizeof(hn_pub));
+		CHECK(hn_len == 65);
+		CHECK_OK(tw_suci_conceal(s, hn_pub, hn_len, 27, supi_in, 0, NULL, eph_priv,
+					 suci, sizeof(suci)));
+		snprintf(want, sizeof(want), "suci-1-%s-0-2-27-%s", at + 1, hex);
+		CHECK(strcmp(suci, want) == 0);
+	}
+	tw_wipe(&k, sizeof(k));
+	tw_wipe(&key, sizeof(key));
+}
+
+static void run_vector(const struct tv_case *c)
+{
+	const char *t = tv_str(c, "supi_type");
+
+	if (t != NULL && strcmp(t, "NAI") == 0)
+		run_nai_vector(c);
+	else if (vec_scheme == TW_SUCI_SCHEME_PROFILE_B)
+		run_profile_b_vector(c);
+	else
+		run_ecies_vector(c);
 }
 
 static void test_vectors(void)
 {
 	vec_scheme = TW_SUCI_SCHEME_PROFILE_A;
-	CHECK(tv_run_file("suci_profile_a.vec", run_ecies_vector) >= 1);
+	CHECK(tv_run_file("suci_profile_a.vec", run_vector) >= 2);
 	vec_scheme = TW_SUCI_SCHEME_PROFILE_B;
-	CHECK(tv_run_file("suci_profile_b.vec", run_profile_b_vector) >= 1);
+	CHECK(tv_run_file("suci_profile_b.vec", run_vector) >= 2);
 }
 
 /* ---- null scheme ------------------------------------------------------ */
@@ -275,6 +419,22 @@ static void run_null_vector(const struct tv_case *c)
 	CHECK(strcmp(suci, expect) == 0);
 	CHECK_OK(tw_suci_deconceal(NULL, 0, expect, supi, sizeof(supi)));
 	CHECK(strcmp(supi, supi_in) == 0);
+	if (tv_has(c, "nai_form")) {
+		const char *nf = tv_str(c, "nai_form");
+
+		CHECK_OK(tw_suci_conceal_nai(TW_SUCI_SCHEME_NULL, NULL, 0, 0, supi_in, mnc,
+					     routing, NULL, suci, sizeof(suci)));
+		CHECK(nf != NULL && strcmp(suci, nf) == 0);
+		memset(supi, 0, sizeof(supi));
+		CHECK_OK(tw_suci_deconceal_mnc(NULL, 0, nf, mnc, supi, sizeof(supi)));
+		CHECK(strcmp(supi, supi_in) == 0);
+	}
+	if (strncmp(supi_in, "nai-", 4) == 0) {
+		/* the scheme input the ECIES profiles would encrypt */
+		TV_EXPECT(c, "scheme_input", (const uint8_t *)supi_in + 4,
+			  (size_t)(strchr(supi_in, '@') - supi_in - 4));
+		return;
+	}
 	/* The BCD scheme input the ECIES profiles would encrypt. */
 	const char *m = supi_in + 5 + 3 + mnc;
 	CHECK_OK(tw_suci_msin_to_bcd(m, strlen(m), bcd, sizeof(bcd), &n));
@@ -725,6 +885,398 @@ static void test_bad_points(void)
 	BN_CTX_free(bc);
 }
 
+/* ---- public keys received: edge cases -------------------------------- */
+
+/* OpenSSL's own X25519 with a random private key and u as the peer: 1 if
+ * it yields a shared secret (OpenSSL refuses an all-zero one). */
+static int ossl_x25519_ok(const uint8_t u[32])
+{
+	uint8_t priv[32], z[32];
+	size_t zl = 32;
+	EVP_PKEY *a, *b;
+	EVP_PKEY_CTX *cx;
+	int ok = 0;
+
+	tw_test_random(priv, 32);
+	a = EVP_PKEY_new_raw_private_key(EVP_PKEY_X25519, NULL, priv, 32);
+	b = EVP_PKEY_new_raw_public_key(EVP_PKEY_X25519, NULL, u, 32);
+	cx = a ? EVP_PKEY_CTX_new(a, NULL) : NULL;
+	if (cx != NULL && b != NULL && EVP_PKEY_derive_init(cx) == 1 &&
+	    EVP_PKEY_derive_set_peer(cx, b) == 1)
+		ok = EVP_PKEY_derive(cx, z, &zl) == 1;
+	EVP_PKEY_CTX_free(cx);
+	EVP_PKEY_free(a);
+	EVP_PKEY_free(b);
+	return ok;
+}
+
+/* The key is refused with a reason containing `why`, by every entry
+ * point: the check, ECDH, ECIES encryption (nothing written) and
+ * conceal; as an ephemeral key in a scheme output, by decryption. */
+static bool refused(enum tw_suci_scheme s, const uint8_t *pub, size_t len, const char *why,
+		    const struct tw_suci_hn_key *hn)
+{
+	uint8_t priv[32], z[32], out[128], pt[5] = { 0x21, 0x43, 0x65, 0x87, 0xf9 };
+	const char *r = NULL;
+	char suci[TW_SUCI_STR_MAX];
+	size_t n = 0;
+	bool ok = true;
+
+	memset(priv, 0x11, sizeof(priv));
+	ok &= tw_suci_check_public(s, pub, len, &r) == TW_ERR_DECODE && r != NULL &&
+	      strstr(r, why) != NULL;
+	if (!ok)
+		fprintf(stderr, "  check: %s (want '%s')\n", r ? r : "accepted", why);
+	ok &= tw_suci_ecdh(s, priv, pub, len, z) == TW_ERR_DECODE && tw_ct_is_zero(z, 32);
+	memset(out, 0x5a, sizeof(out));
+	ok &= tw_suci_ecies_encrypt(s, pub, len, NULL, pt, sizeof(pt), out, sizeof(out), &n) ==
+	      TW_ERR_DECODE;
+	ok &= tw_suci_conceal(s, pub, len, 1, "imsi-001010123456789", 2, NULL, NULL, suci,
+			      sizeof(suci)) == TW_ERR_DECODE && suci[0] == '\0';
+	if (len == pub_len_of(s) && hn != NULL) {
+		/* eph | 5 octets | tag */
+		memcpy(out, pub, len);
+		memset(out + len, 0x33, 13);
+		ok &= tw_suci_ecies_decrypt(hn, out, len + 13, pt, sizeof(pt), &n) ==
+		      TW_ERR_DECODE;
+	}
+	return ok;
+}
+
+static void test_public_keys(void)
+{
+	struct tw_suci_hn_key ka = { .id = 1, .scheme = TW_SUCI_SCHEME_PROFILE_A };
+	struct tw_suci_hn_key kb = { .id = 2, .scheme = TW_SUCI_SCHEME_PROFILE_B };
+	const enum tw_suci_scheme A = TW_SUCI_SCHEME_PROFILE_A, B = TW_SUCI_SCHEME_PROFILE_B;
+	uint8_t u[32], g33[33], g65[65], bad[66], priv[32], z1[32], z2[32];
+	const char *why = NULL;
+	size_t n;
+
+	tw_test_random(ka.priv, 32);
+	memset(kb.priv, 0x22, 32);
+
+	/* X25519 points of small order (RFC 7748 §6.1, §7; the list of
+	 * canonical u-coordinates of order 1, 2, 4 and 8 as published by
+	 * Bernstein, "How do I validate Curve25519 public keys?"): OpenSSL
+	 * gives no shared secret for any of them, and neither do we. */
+	static const char *const small[] = {
+		"0000000000000000000000000000000000000000000000000000000000000000",
+		"0100000000000000000000000000000000000000000000000000000000000000",
+		"e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+		"5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+		"ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	};
+	for (size_t i = 0; i < sizeof(small) / sizeof(small[0]); i++) {
+		tw_test_hex(u, 32, small[i]);
+		CHECK(ossl_x25519_ok(u) == 0);
+		if (!CHECK(refused(A, u, 32, "small order", &ka)))
+			fprintf(stderr, "  small-order point %zu\n", i);
+	}
+	/* Non-canonical encodings: u >= p (p, p + 1, p + 9, 2^255 - 1) and
+	 * bit 255 set on a good key. RFC 7748 would reduce them; a SUCI has
+	 * no use for them. */
+	static const char *const noncanon[] = {
+		"edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"f6ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+		"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+	};
+	for (size_t i = 0; i < sizeof(noncanon) / sizeof(noncanon[0]); i++) {
+		tw_test_hex(u, 32, noncanon[i]);
+		CHECK(refused(A, u, 32, "not canonical", &ka));
+	}
+	CHECK_OK(tw_suci_public_key(&ka, u, sizeof(u), &n));
+	CHECK_OK(tw_suci_check_public(A, u, 32, &why));
+	CHECK(why == NULL);
+	u[31] |= 0x80;
+	CHECK(refused(A, u, 32, "bit 255", &ka));
+	u[31] &= 0x7f;
+	/* The base point u = 9 and the largest canonical u, p - 2, are fine. */
+	tw_test_hex(u, 32, "0900000000000000000000000000000000000000000000000000000000000000");
+	CHECK_OK(tw_suci_check_public(A, u, 32, NULL));
+	tw_test_hex(u, 32, "ebffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f");
+	CHECK_OK(tw_suci_check_public(A, u, 32, NULL));
+	CHECK(ossl_x25519_ok(u) == 1);
+	for (size_t len = 0; len < 66; len += (len == 30 ? 1 : len == 33 ? 30 : 3))
+		if (len != 32)
+			CHECK(refused(A, u, len, "32 octets", NULL));
+
+	/* P-256: the generator G (SEC 2 §2.4.2) in both forms. */
+	tw_test_hex(g65, 65, "046b17d1f2e12c4247f8bce6e563a440f277037d812deb33a0f4a13945d898c296"
+			     "4fe342e2fe1a7f9b8ee7eb4a7c0f9e162bce33576b315ececbb6406837bf51f5");
+	memcpy(g33, g65, 33);
+	g33[0] = 0x02 | (g65[64] & 1);
+	CHECK_OK(tw_suci_check_public(B, g33, 33, NULL));
+	CHECK_OK(tw_suci_check_public(B, g65, 65, NULL));
+	/* ECDH with either form of a key is the same Z. */
+	memset(priv, 0x07, sizeof(priv));
+	CHECK_OK(tw_suci_ecdh(B, priv, g33, 33, z1));
+	CHECK_OK(tw_suci_ecdh(B, priv, g65, 65, z2));
+	CHECK(memcmp(z1, z2, 32) == 0);
+	/* Off the curve: y + 1, (0, 0), G's x with the y of 2G's... */
+	memcpy(bad, g65, 65);
+	bad[64] ^= 0x01;
+	CHECK(refused(B, bad, 65, "not a point on P-256", NULL));
+	memset(bad, 0, 65);
+	bad[0] = 0x04;
+	CHECK(refused(B, bad, 65, "not a point on P-256", NULL));
+	/* Coordinates at or above p. */
+	tw_test_hex(bad + 1, 32, "ffffffff00000001000000000000000000000000ffffffffffffffffffffffff");
+	memcpy(bad + 33, g65 + 33, 32);
+	CHECK(refused(B, bad, 65, "not below the field prime", NULL));
+	bad[0] = 0x02;
+	CHECK(refused(B, bad, 33, "not below the field prime", &kb));
+	memcpy(bad, g65, 65);
+	tw_test_hex(bad + 33, 32, "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff");
+	CHECK(refused(B, bad, 65, "not below the field prime", NULL));
+	/* The point at infinity (SEC 1 §2.3.3: the single octet 00). */
+	bad[0] = 0x00;
+	CHECK(refused(B, bad, 1, "infinity", NULL));
+	/* The hybrid form (SEC 1 §2.3.3, 06/07 | x | y), which OpenSSL's
+	 * decoder would take, and wrong prefixes for the length. */
+	memcpy(bad, g65, 65);
+	bad[0] = (uint8_t)(0x06 | (g65[64] & 1));
+	CHECK(refused(B, bad, 65, "hybrid", NULL));
+	bad[0] = 0x02;
+	CHECK(refused(B, bad, 65, "begin with 04", NULL));
+	memcpy(bad, g33, 33);
+	bad[0] = 0x04;
+	CHECK(refused(B, bad, 33, "begin with 02 or 03", &kb));
+	bad[0] = 0x00;
+	CHECK(refused(B, bad, 33, "begin with 02 or 03", &kb));
+	/* Wrong lengths. */
+	static const size_t lens[] = { 0, 2, 32, 34, 64, 66 };
+	memcpy(bad, g65, 65);
+	bad[65] = 0;
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		CHECK(refused(B, bad, lens[i], "octets", NULL));
+	/* Random uncompressed points: ours agrees with OpenSSL's decoder
+	 * (which checks the curve equation) on which are points. */
+	{
+		EC_GROUP *g = EC_GROUP_new_by_curve_name(NID_X9_62_prime256v1);
+		EC_POINT *pt = g ? EC_POINT_new(g) : NULL;
+		int agree = 0, points = 0;
+
+		CHECK(pt != NULL);
+		for (int i = 0; pt != NULL && i < 200; i++) {
+			memcpy(bad, g65, 65);
+			if (i % 2) /* a point: a multiple of G */
+				bad[1 + tw_test_random_u32() % 64] ^= 0;
+			else
+				bad[1 + tw_test_random_u32() % 64] ^= (uint8_t)(1u << (i % 8));
+			int ossl = EC_POINT_oct2point(g, pt, bad, 65, NULL) == 1;
+			int ours = tw_suci_check_public(B, bad, 65, NULL) == TW_OK;
+
+			points += ossl;
+			agree += ossl == ours;
+		}
+		CHECK(agree == 200 && points >= 100);
+		EC_POINT_free(pt);
+		EC_GROUP_free(g);
+	}
+	CHECK_ERR(tw_suci_check_public(TW_SUCI_SCHEME_NULL, g33, 33, NULL), TW_ERR_UNSUPPORTED);
+	tw_wipe(&ka, sizeof(ka));
+	tw_wipe(&kb, sizeof(kb));
+}
+
+/* ---- NAI SUPIs (TS 23.003 §28.7, RFC 7542) ---------------------------- */
+
+static void test_nai(void)
+{
+	struct tw_suci_hn_key keys[2] = {
+		{ .id = 3, .scheme = TW_SUCI_SCHEME_PROFILE_A },
+		{ .id = 4, .scheme = TW_SUCI_SCHEME_PROFILE_B },
+	};
+	uint8_t pubs[2][33];
+	char suci[TW_SUCI_STR_MAX], supi[TW_SUCI_SUPI_STR_MAX], in[2 * TW_SUCI_SUPI_STR_MAX];
+	size_t n;
+	bool all = true;
+
+	tw_test_random(keys[0].priv, 32);
+	memset(keys[1].priv, 0x31, 32);
+	CHECK_OK(tw_suci_public_key(&keys[0], pubs[0], 33, &n));
+	CHECK_OK(tw_suci_public_key(&keys[1], pubs[1], 33, &n));
+
+	/* Usernames and realms RFC 7542 allows, the awkward ones included:
+	 * dashes (the text form's separator), dots, UTF-8, every atext
+	 * punctuation, the longest (253 octets in all). */
+	char longuser[TW_SUCI_USERNAME_MAX + 1], longrealm[TW_SUCI_REALM_MAX + 1];
+	memset(longuser, 'u', TW_SUCI_USERNAME_MAX);
+	longuser[TW_SUCI_USERNAME_MAX] = '\0';
+	for (size_t i = 0; i < TW_SUCI_REALM_MAX; i++) /* labels of 49 + dots */
+		longrealm[i] = i % 50 == 49 ? '.' : 'r';
+	longrealm[TW_SUCI_REALM_MAX] = '\0';
+	static const char *const users[] = { "a", "verylongusername1", "joe-smith", "a.b.c",
+					     "x--1-0-0-y", "!#$%&'*+-/=?^_`{|}~",
+					     "\xc3\xa9l\xc3\xa8ve", "\xf0\x9f\x93\xb1", "0-0-0" };
+	static const char *const realms[] = { "3gpp.com", "my-operator.example.net",
+					      "a.b", "xn--bcher-kva.example", "\xc3\xa9.fr",
+					      "nid0123.mnc01.mcc001.example" };
+	for (size_t r = 0; r < 3 * 11 * 6; r++) {
+		size_t ui = (r / 3) % 11, ri = r % 6;
+		int k = (int)(r % 3) - 1; /* -1 null, 0 A, 1 B */
+		enum tw_suci_scheme sch = k < 0 ? TW_SUCI_SCHEME_NULL : keys[k].scheme;
+		const char *user = ui < 9 ? users[ui] : longuser;
+		const char *realm = ui == 10 ? "a.b" : realms[ri];
+
+		if (ui == 9)
+			realm = "a.b", user = longuser;
+		if (ui == 10)
+			user = "u", realm = longrealm;
+		snprintf(in, sizeof(in), "nai-%s@%s", user, realm);
+		for (int form = 0; form < 2; form++) {
+			int rc = (form ? tw_suci_conceal_nai : tw_suci_conceal)(
+				sch, k < 0 ? NULL : pubs[k], k < 0 ? 0 : pub_len_of(sch),
+				k < 0 ? 0 : keys[k].id, in, 0, "42", NULL, suci, sizeof(suci));
+			unsigned t = 9, sc = 99, kid = 999;
+
+			all &= rc == TW_OK;
+			all &= tw_suci_peek(suci, &t, &sc, &kid) == TW_OK && t == 1 &&
+			       sc == (unsigned)sch && kid == (k < 0 ? 0u : keys[k].id);
+			memset(supi, 0, sizeof(supi));
+			rc = tw_suci_deconceal(keys, 2, suci, supi, sizeof(supi));
+			all &= rc == TW_OK && strcmp(supi, in) == 0;
+			/* the username is hidden unless the scheme is null */
+			if (k >= 0 && strlen(user) > 3)
+				all &= strstr(suci, user) == NULL;
+			if (!all) {
+				fprintf(stderr, "  NAI round trip: %s -> %s (%d)\n", in, suci, rc);
+				break;
+			}
+		}
+		if (!all)
+			break;
+	}
+	CHECK(all);
+
+	/* SUPIs refused by conceal. */
+	static const struct {
+		const char *supi;
+		int err;
+	} bad_supis[] = {
+		{ "nai-user", TW_ERR_DECODE },             /* no realm */
+		{ "nai-@3gpp.com", TW_ERR_DECODE },        /* empty username */
+		{ "nai-user@", TW_ERR_DECODE },
+		{ "nai-user@com", TW_ERR_DECODE },         /* one label */
+		{ "nai-.user@3gpp.com", TW_ERR_DECODE },
+		{ "nai-user.@3gpp.com", TW_ERR_DECODE },
+		{ "nai-us..er@3gpp.com", TW_ERR_DECODE },
+		{ "nai-us er@3gpp.com", TW_ERR_DECODE },
+		{ "nai-us\"er@3gpp.com", TW_ERR_DECODE },
+		{ "nai-a@b@3gpp.com", TW_ERR_DECODE },
+		{ "nai-user@-3gpp.com", TW_ERR_DECODE },
+		{ "nai-user@3gpp-.com", TW_ERR_DECODE },
+		{ "nai-user@3gpp..com", TW_ERR_DECODE },
+		{ "nai-user@3gpp.com.", TW_ERR_DECODE },
+		{ "nai-user@3g_pp.com", TW_ERR_DECODE },
+		{ "nai-\xc0\x80@3gpp.com", TW_ERR_DECODE },  /* overlong NUL */
+		{ "nai-\xed\xa0\x80@3gpp.com", TW_ERR_DECODE }, /* surrogate */
+		{ "nai-\xf4\x90\x80\x80@3gpp.com", TW_ERR_DECODE }, /* > U+10FFFF */
+		{ "nai-\xc3@3gpp.com", TW_ERR_DECODE },      /* cut sequence */
+		{ "gci-abc@3gpp.com", TW_ERR_UNSUPPORTED },
+		{ "gli-abc@3gpp.com", TW_ERR_UNSUPPORTED },
+		{ "NAI-user@3gpp.com", TW_ERR_DECODE },
+	};
+	for (size_t i = 0; i < sizeof(bad_supis) / sizeof(bad_supis[0]); i++) {
+		int rc = tw_suci_conceal(TW_SUCI_SCHEME_NULL, NULL, 0, 0, bad_supis[i].supi, 0,
+					 NULL, NULL, suci, sizeof(suci));
+		if (!CHECK(rc == bad_supis[i].err))
+			fprintf(stderr, "  conceal \"%s\": %d\n", bad_supis[i].supi, rc);
+	}
+	/* A label of 64 octets; an NAI of 254 octets. */
+	snprintf(in, sizeof(in), "nai-u@%.64s.com", longuser);
+	CHECK_ERR(tw_suci_conceal(TW_SUCI_SCHEME_NULL, NULL, 0, 0, in, 0, NULL, NULL, suci,
+				  sizeof(suci)), TW_ERR_DECODE);
+	snprintf(in, sizeof(in), "nai-%s@ab.c", longuser);
+	CHECK_ERR(tw_suci_conceal(TW_SUCI_SCHEME_NULL, NULL, 0, 0, in, 0, NULL, NULL, suci,
+				  sizeof(suci)), TW_ERR_LENGTH);
+
+	/* SUCIs refused by deconceal. */
+	static const struct {
+		const char *s;
+		int err;
+	} bad[] = {
+		{ "suci-1-3gpp.com-0-0-0-", TW_ERR_DECODE },
+		{ "suci-1-3gpp.com-0-0-1-user", TW_ERR_DECODE },     /* null, key id 1 */
+		{ "suci-1-3gpp.com-0-0-0-us er", TW_ERR_DECODE },
+		{ "suci-1-com-0-0-0-user", TW_ERR_DECODE },
+		{ "suci-1-3gpp.com-00000-0-0-user", TW_ERR_DECODE },
+		{ "suci-1-3gpp.com-0-3-1-00", TW_ERR_UNSUPPORTED },
+		{ "suci-2-3gpp.com-0-0-0-user", TW_ERR_UNSUPPORTED }, /* GCI */
+		{ "suci-1-3gpp.com-0-1-1-0g", TW_ERR_DECODE },
+		{ "suci-1-3gpp.com-0-1-3-00", TW_ERR_LENGTH },
+		{ "type1.rid0.schid0.useridjoe@3gpp.com", TW_OK },
+		{ "type1.rid0.schid0.userid@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid0.useridjoe", TW_ERR_DECODE },
+		{ "type1.rid0.schid0.useridjoe@com", TW_ERR_DECODE },
+		{ "type1.rid0.schid0.userjoe@3gpp.com", TW_ERR_DECODE },
+		{ "type1.schid0.rid0.useridjoe@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid.schid0.useridjoe@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid12345.schid0.useridjoe@3gpp.com", TW_ERR_DECODE },
+		{ "type12.rid0.schid0.useridjoe@3gpp.com", TW_ERR_DECODE },
+		{ "type3.rid0.schid0.useridjoe@3gpp.com", TW_ERR_UNSUPPORTED },
+		{ "type1.rid0.schid16.hnkey1.ecckey00.cip00.mac00@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey1.ecckey00.cip00@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey256.ecckey00.cip00.mac00@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey1.ecckey0.cip00.mac00@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey1.ecckeyzz.cip00.mac00@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey1.ecckey00.cip00.mac00.x@3gpp.com", TW_ERR_DECODE },
+		{ "type1.rid0.schid1.hnkey3.ecckey00.cip00.mac00@3gpp.com", TW_ERR_LENGTH },
+		{ "type0.rid0.schid0.userid123@5gc.mnc01.mcc001.3gppnetwork.org", TW_ERR_DECODE },
+		{ "type0.rid0.schid0.userid12a@5gc.mnc001.mcc001.3gppnetwork.org", TW_ERR_DECODE },
+		{ "type0.rid0.schid0.userid123@5gc.mnc001.mcc001.3gppnetwork.com", TW_ERR_DECODE },
+		{ "type0.rid0.schid0.userid123@5gc.nid0a.mnc001.mcc001.3gppnetwork.org",
+		  TW_ERR_UNSUPPORTED },
+		{ "type0.rid0.schid0.userid123@5gc.mnc001.mcc001.3gppnetwork.org", TW_OK },
+		{ "type0.rid0.schid0.userid12345678901@5gc.mnc001.mcc001.3gppnetwork.org",
+		  TW_ERR_LENGTH },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int rc = tw_suci_deconceal(keys, 2, bad[i].s, supi, sizeof(supi));
+
+		if (!CHECK(rc == bad[i].err))
+			fprintf(stderr, "  \"%s\": got %d want %d\n", bad[i].s, rc, bad[i].err);
+		if (rc != TW_OK)
+			CHECK(supi[0] == '\0');
+	}
+	/* A null-scheme NAI SUCI names its MNC; the hint decides. */
+	CHECK_OK(tw_suci_deconceal(NULL, 0, "type0.rid0.schid0.userid123@5gc.mnc001.mcc001."
+				   "3gppnetwork.org", supi, sizeof(supi)));
+	CHECK(strcmp(supi, "imsi-00101123") == 0);
+	CHECK_OK(tw_suci_deconceal_mnc(NULL, 0, "type0.rid0.schid0.userid123@5gc.mnc001.mcc001."
+				       "3gppnetwork.org", 3, supi, sizeof(supi)));
+	CHECK(strcmp(supi, "imsi-001001123") == 0);
+	CHECK_ERR(tw_suci_deconceal_mnc(NULL, 0, "type0.rid0.schid0.userid123@5gc.mnc101."
+					"mcc001.3gppnetwork.org", 2, supi, sizeof(supi)),
+		  TW_ERR_DECODE);
+	/* An ECIES NAI output that decrypts to something not a username is
+	 * refused after the tag verifies: encrypt a space. */
+	{
+		uint8_t out[64];
+		char h[129], s2[TW_SUCI_STR_MAX];
+		size_t ol;
+
+		CHECK_OK(tw_suci_ecies_encrypt(keys[0].scheme, pubs[0], 32, NULL,
+					       (const uint8_t *)"a b", 3, out, sizeof(out), &ol));
+		tw_hex_encode(h, out, ol);
+		snprintf(s2, sizeof(s2), "suci-1-3gpp.com-0-1-3-%s", h);
+		CHECK_ERR(tw_suci_deconceal(keys, 2, s2, supi, sizeof(supi)), TW_ERR_DECODE);
+		/* an IMSI SUCI whose plaintext is 6 octets: too long */
+		CHECK_OK(tw_suci_ecies_encrypt(keys[0].scheme, pubs[0], 32, NULL,
+					       (const uint8_t *)"\x21\x43\x65\x87\x09\x21", 6,
+					       out, sizeof(out), &ol));
+		tw_hex_encode(h, out, ol);
+		snprintf(s2, sizeof(s2), "suci-0-001-01-0-1-3-%s", h);
+		CHECK_ERR(tw_suci_deconceal(keys, 2, s2, supi, sizeof(supi)), TW_ERR_LENGTH);
+	}
+	/* A buffer too small for the SUPI. */
+	CHECK_ERR(tw_suci_deconceal(NULL, 0, "suci-1-3gpp.com-0-0-0-joe", supi, 12),
+		  TW_ERR_OVERFLOW);
+	CHECK_OK(tw_suci_deconceal(NULL, 0, "suci-1-3gpp.com-0-0-0-joe", supi, 17));
+	CHECK(strcmp(supi, "nai-joe@3gpp.com") == 0);
+	tw_wipe(keys, sizeof(keys));
+}
+
 /* ---- malformed strings and conceal arguments -------------------------- */
 
 static void test_malformed(void)
@@ -747,7 +1299,7 @@ static void test_malformed(void)
 		{ "suci--234-15-678-0-0-0999999999", TW_ERR_DECODE },
 		{ "suci-00-234-15-678-0-0-0999999999", TW_ERR_DECODE },
 		{ "suci-8-234-15-678-0-0-0999999999", TW_ERR_DECODE },
-		{ "suci-1-234-15-678-0-0-0999999999", TW_ERR_UNSUPPORTED },
+		{ "suci-1-234-15-678-0-0-0999999999", TW_ERR_DECODE }, /* realm "234-15" */
 		{ "suci-0-23-15-678-0-0-0999999999", TW_ERR_DECODE },  /* MCC 2 */
 		{ "suci-0-2345-15-678-0-0-0999999999", TW_ERR_DECODE },/* MCC 4 */
 		{ "suci-0-23a-15-678-0-0-0999999999", TW_ERR_DECODE },
@@ -1016,6 +1568,8 @@ void test_main(void)
 	test_bcd();
 	test_round_trips();
 	test_bad_points();
+	test_public_keys();
+	test_nai();
 	test_malformed();
 	cross_check(TW_SUCI_SCHEME_PROFILE_A, 40);
 	cross_check(TW_SUCI_SCHEME_PROFILE_B, 40);
