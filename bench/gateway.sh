@@ -60,14 +60,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { # a UDP port nobody uses on 127.0.0.1, 20000-40000
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 20000))
-		ss -Hlun "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
+# free_port (a port nobody uses on 127.0.0.1); the file only defines functions
+. tests/integration/lib.sh
 
 cpu_ticks() { # utime + stime of $1 (proc(5) fields 14, 15, after the comm)
 	sed -E 's/^.*\) //' "/proc/$1/stat" | awk '{print $12 + $13}'

@@ -2012,10 +2012,14 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 		/* every bind is checked: a text or blob bind that fails (out of
 		 * memory) leaves the parameter NULL, and a row with a NULL IMSI
 		 * would be inserted; SQLITE_STATIC: the values outlive the step */
+		const struct {
+			int col;
+			int64_t v;
+		} num[] = { { 2, w.alg },       { 6, w.mac_bits },   { 7, w.res_bits },
+			    { 8, w.ck_bits },   { 9, w.ik_bits },    { 10, w.iterations },
+			    { 11, w.ind_bits }, { 12, w.seq_he },    { 13, w.gen } };
 		int b = sqlite3_bind_text(q, 1, s[i].imsi, -1, SQLITE_STATIC);
 
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 2, w.alg);
 		if (b == SQLITE_OK)
 			b = sqlite3_bind_blob(q, 3, w.k_w, (int)w.k_w_len, SQLITE_STATIC);
 		if (b == SQLITE_OK)
@@ -2024,22 +2028,8 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 					     : sqlite3_bind_null(q, 4);
 		if (b == SQLITE_OK)
 			b = sqlite3_bind_blob(q, 5, s[i].amf, 2, SQLITE_STATIC);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 6, w.mac_bits);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 7, w.res_bits);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 8, w.ck_bits);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 9, w.ik_bits);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 10, w.iterations);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(q, 11, w.ind_bits);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int64(q, 12, w.seq_he);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int64(q, 13, w.gen);
+		for (size_t k = 0; b == SQLITE_OK && k < sizeof(num) / sizeof(num[0]); k++)
+			b = sqlite3_bind_int64(q, num[k].col, num[k].v);
 		if (b != SQLITE_OK) {
 			sqlite3_clear_bindings(q);
 			rc = store_sqlite_err(b);

@@ -6,48 +6,16 @@ osmo-auc-gen (libosmocore) for Milenage/COMP128/c2/c3 and Python's
 "cryptography" package and hmac/hashlib for key wrap, KDFs and SUCI.
 """
 import os
-import random
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import ROOT, Suite, ecies_open, kv  # noqa: E402
 from vecfile import read_cases  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VEC = os.path.join(ROOT, "tests", "vectors")
-TWAG = os.environ.get("TWAG", os.path.join(ROOT, "build", "twag"))
-SEED = int(os.environ.get("TWAG_TEST_SEED", random.randrange(1 << 30)))
-rng = random.Random(SEED)
-print(f"note: cli_test: TWAG_TEST_SEED={SEED}")
-
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL cli: {what}")
-    return ok
-
-
-def run(*args):
-    p = subprocess.run([TWAG, *args], capture_output=True, text=True, timeout=30)
-    return p.returncode, p.stdout, p.stderr
-
-
-def kv(out):
-    return dict(line.split("=", 1) for line in out.strip().split("\n") if "=" in line)
-
-
-def twag(*args):
-    rc, out, err = run(*args)
-    if rc != 0:
-        check(False, f"twag {' '.join(args)} exited {rc}: {err.strip()}")
-        return {}
-    return kv(out)
+S = Suite("cli")
+rng, check, run, twag = S.rng, S.check, S.run, S.twag
 
 
 def rhex(n):
@@ -333,10 +301,8 @@ def test_kdf():
 
 
 def test_suci():
-    from cryptography.hazmat.primitives import hashes, hmac as chmac, serialization
+    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ec, x25519
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-    from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
     for name, prof in (("suci_profile_a.vec", "A"), ("suci_profile_b.vec", "B")):
         for c in cases(name):
             if c.get("supi_type") == "NAI":
@@ -394,16 +360,9 @@ def test_suci():
         out = bytes.fromhex(fields[7])
         plen = 32 if prof == "A" else 33
         eph, ct, tag = out[:plen], out[plen:-8], out[-8:]
-        if prof == "A":
-            z = hn.exchange(x25519.X25519PublicKey.from_public_bytes(eph))
-        else:
-            z = hn.exchange(ec.ECDH(), ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), eph))
-        k = X963KDF(algorithm=hashes.SHA256(), length=64, sharedinfo=eph).derive(z)
-        h = chmac.HMAC(k[32:], hashes.SHA256())
-        h.update(ct)
-        check(h.finalize()[:8] == tag, f"suci {prof}: tag verifies with Python cryptography")
-        d = Cipher(algorithms.AES(k[:16]), modes.CTR(k[16:32])).decryptor()
-        bcd = d.update(ct) + d.finalize()
+        bcd = ecies_open(hn, eph, ct, tag)
+        check(bcd is not None, f"suci {prof}: tag verifies with Python cryptography")
+        bcd = bcd or b""
         msin = "".join(f"{b & 15:x}{b >> 4:x}" for b in bcd).rstrip("f")
         check(fields[2] == imsi[:3] and fields[3] == imsi[3:3 + mnc_digits] and fields[4] == "12" and
               fields[6] == str(kid) and msin == imsi[3 + mnc_digits:],
@@ -431,15 +390,7 @@ def test_suci():
         check(fld[:4] == ["type1", "rid7", f"schid{1 if prof == 'A' else 2}", f"hnkey{kid}"] and
               fld[4].startswith("ecckey") and fld[5].startswith("cip") and fld[6].startswith("mac"),
               f"suci {prof}: NAI form fields")
-        if prof == "A":
-            z = hn.exchange(x25519.X25519PublicKey.from_public_bytes(eph))
-        else:
-            z = hn.exchange(ec.ECDH(), ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), eph))
-        k = X963KDF(algorithm=hashes.SHA256(), length=64, sharedinfo=eph).derive(z)
-        h = chmac.HMAC(k[32:], hashes.SHA256())
-        h.update(ct)
-        d = Cipher(algorithms.AES(k[:16]), modes.CTR(k[16:32])).decryptor()
-        check(h.finalize()[:8] == tag and d.update(ct) + d.finalize() == user.encode(),
+        check(ecies_open(hn, eph, ct, tag) == user.encode(),
               f"suci {prof}: the NAI username decrypts with Python cryptography")
         got = twag("suci", "decrypt", "--hn-private", hn_priv.hex(), "--suci", form)
         check(got.get("supi") == "nai-" + nai, f"suci {prof}: NAI round trip")
@@ -543,5 +494,4 @@ def test_dataplane():
 TESTS = [test_milenage, test_comp128, test_keywrap, test_kdf, test_suci, test_dataplane, test_bad_input, test_help]
 for t in TESTS:
     t()
-print(f"cli_test: {passed} passed, {failed} failed")
-sys.exit(1 if failed or not passed else 0)
+S.finish()

@@ -18,67 +18,22 @@ independent implementation computed here:
 A length past a documented limit must be refused with exit status 2 and
 one line on stderr naming the option, never cut.
 """
-import atexit
 import hashlib
 import hmac
 import os
-import random
-import shutil
 import subprocess
 import sys
-import tempfile
 
 from cryptography.hazmat.primitives import cmac, keywrap
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
 from cryptography.hazmat.primitives.ciphers.aead import AESCCM, AESGCM
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-TWAG = os.environ.get("TWAG", os.path.join(ROOT, "build", "twag"))
-SEED = int(os.environ.get("TWAG_TEST_SEED", random.randrange(1 << 30)))
-rng = random.Random(SEED)
-print(f"note: sizes_test: TWAG_TEST_SEED={SEED}")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from clitest import TWAG, Suite, ecies_open, kv  # noqa: E402
 
-passed = failed = 0
-
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL sizes: {what}")
-    return ok
-
-
-TMP = tempfile.mkdtemp(prefix="twag-sizes-")
-atexit.register(shutil.rmtree, TMP, True)
-ARG_MAX = 100000  # hex longer than this goes through "@FILE" (Linux: 128 KiB per argument)
-
-
-def run(*args, stdin=None):
-    argv = []
-    for i, a in enumerate(args):
-        if len(a) > ARG_MAX:
-            path = os.path.join(TMP, f"arg{i}.hex")
-            with open(path, "w") as f:
-                f.write(a + "\n")
-            a = "@" + path
-        argv.append(a)
-    p = subprocess.run([TWAG, *argv], capture_output=True, text=True, timeout=60, input=stdin)
-    return p.returncode, p.stdout, p.stderr
-
-
-def kv(out):
-    return dict(line.split("=", 1) for line in out.strip().split("\n") if "=" in line)
-
-
-def twag(*args):
-    rc, out, err = run(*args)
-    if rc != 0:
-        check(False, f"twag {' '.join(a[:40] for a in args)} exited {rc}: {err.strip()}")
-        return {}
-    return kv(out)
+S = Suite("sizes")
+rng, check, run, twag = S.rng, S.check, S.run, S.twag
+TMP = S.tmp
 
 
 def refused(args, option, what):
@@ -486,10 +441,8 @@ NAI_MAX = 253
 
 
 def test_suci_nai():
-    from cryptography.hazmat.primitives import hashes, hmac as chmac, serialization
+    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import x25519
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-    from cryptography.hazmat.primitives.kdf.x963kdf import X963KDF
     hn = x25519.X25519PrivateKey.generate()
     pub = hn.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
     realm = "a.b"
@@ -503,12 +456,7 @@ def test_suci_nai():
             continue
         out = bytes.fromhex(f[len(pre):])
         eph, ct, tag = out[:32], out[32:-8], out[-8:]
-        z = hn.exchange(x25519.X25519PublicKey.from_public_bytes(eph))
-        k = X963KDF(algorithm=hashes.SHA256(), length=64, sharedinfo=eph).derive(z)
-        h = chmac.HMAC(k[32:], hashes.SHA256())
-        h.update(ct)
-        d = Cipher(algorithms.AES(k[:16]), modes.CTR(k[16:32])).decryptor()
-        check(len(ct) == n and h.finalize()[:8] == tag and d.update(ct) + d.finalize() == user.encode(),
+        check(len(ct) == n and ecies_open(hn, eph, ct, tag) == user.encode(),
               f"suci, {n}-octet username: decrypts with Python cryptography")
     refused(["suci", "encrypt", "--hn-public", pub.hex(), "--profile", "A", "--key-id", "5",
              "--supi", "nai-" + "u" * (NAI_MAX - len(realm)) + "@" + realm], "supi",
@@ -523,5 +471,4 @@ def test_suci_nai():
 
 for t in (test_hex_files, test_keywrap, test_ccmp, test_wlan_mic, test_esp, test_ah, test_kdf_text, test_gsm_c2, test_suci_nai):
     t()
-print(f"sizes_test: {passed} passed, {failed} failed")
-sys.exit(1 if failed or not passed else 0)
+S.finish()

@@ -27,50 +27,11 @@
 # 2 s a round). Ends "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-root=$PWD
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-TWAG=$BUILD/twag
-TWAGD=$BUILD/twagd
-LOAD=$BUILD/twag-load
+. tests/integration/lib.sh
+lib_begin crash twag-crash-test 30
 SECRET=crash-test-secret
 REALM=wlan.mnc001.mcc001.3gppnetwork.org
 ROUNDS=${TWAG_CRASH_ROUNDS:-50}
-pass=0
-fail=0
-tmp=$(mktemp -d /tmp/twag-crash-test.XXXXXX)
-
-cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	for p in $(jobs -p); do wait "$p" 2>/dev/null; done
-	if [ -n "${TWAG_TEST_KEEP:-}" ]; then echo "note: crash: kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ok() { pass=$((pass + 1)); [ -n "${TWAG_TEST_VERBOSE:-}" ] && echo "ok   crash: $1"; return 0; }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL crash: $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/     | /' "$2" | tail -30
-	return 0
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-	exit $?
-}
-val() { sed -nE "s/^$1=(.*)/\1/p" "$2" | tail -1; }
-
-free_port() {
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 20000))
-		ss -Han "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
 
 # a random number of milliseconds in [lo, hi] as seconds for sleep
 rnd_s() { awk -v lo="$1" -v hi="$2" -v r="$RANDOM" 'BEGIN { printf "%.3f", (lo + r % (hi - lo + 1)) / 1000 }'; }

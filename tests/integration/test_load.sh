@@ -34,60 +34,20 @@
 # dir and every process removed/stopped on exit. Ends "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-root=$PWD
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-TWAG=$BUILD/twag
-TWAGD=$BUILD/twagd
-LOAD=$BUILD/twag-load
+. tests/integration/lib.sh
+lib_begin load twag-load-test 40
 SECRET=load-test-secret
 REALM=wlan.mnc001.mcc001.3gppnetwork.org
-pass=0
-fail=0
-tmp=$(mktemp -d /tmp/twag-load-test.XXXXXX)
 
 . "$root/tests/integration/load_freeradius.sh"
 
-# Only our own children still running (the shell's job table: a pid that
-# was already waited for may belong to someone else by now).
-cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	for p in $(jobs -p); do wait "$p" 2>/dev/null; done
-	if [ -n "${TWAG_TEST_KEEP:-}" ]; then echo "note: load: kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ok() { pass=$((pass + 1)); [ -n "${TWAG_TEST_VERBOSE:-}" ] && echo "ok   load: $1"; return 0; }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL load: $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/     | /' "$2" | tail -40
-	return 0
-}
 check() { # check "what" [detail-file] -- command...
 	local what=$1 detail=$2
 	shift 3
 	if "$@"; then ok "$what"; else no "$what" "$detail"; fi
 }
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-	exit $?
-}
-val() { sed -nE "s/^$1=(.*)/\1/p" "$2" | tail -1; } # val NAME FILE
 eq() { [ "$(val "$1" "$3")" = "$2" ]; }             # eq NAME VALUE FILE
 gt0() { [ "$(val "$1" "$2")" -gt 0 ] 2>/dev/null; }  # gt0 NAME FILE
-
-free_port() { # proto port unused on 127.0.0.1 in 20000-40000
-	local p i
-	for i in $(seq 1 50); do
-		p=$((20000 + RANDOM % 20000))
-		ss -Han "sport = :$p" 2>/dev/null | grep -q . || { echo "$p"; return 0; }
-	done
-	return 1
-}
 
 # start_twagd LOG N: twagd on $PORT over $tmp/store.db, ready when LOG
 # holds N event=ready lines (restarts append to it); sets TWAGD_PID

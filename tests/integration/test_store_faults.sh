@@ -13,38 +13,10 @@
 # "N passed, N failed".
 set -u
 cd "$(dirname "$0")/../.." || exit 2
-root=$PWD
-BUILD=${BUILD:-build}
-case $BUILD in /*) ;; *) BUILD=$root/$BUILD ;; esac
-TWAG=$BUILD/twag
-TWAGD=$BUILD/twagd
-pass=0
-fail=0
-tmp=$(mktemp -d /tmp/twag-store-faults.XXXXXX)
+. tests/integration/lib.sh
+lib_begin store-faults twag-store-faults 20
 mounted=
-
-cleanup() {
-	local p
-	for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
-	for p in $(jobs -p); do wait "$p" 2>/dev/null; done
-	[ -n "$mounted" ] && umount "$mounted" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-ok() { pass=$((pass + 1)); [ -n "${TWAG_TEST_VERBOSE:-}" ] && echo "ok   store-faults: $1"; return 0; }
-no() {
-	fail=$((fail + 1))
-	echo "FAIL store-faults: $1"
-	[ -n "${2:-}" ] && [ -f "$2" ] && sed 's/^/     | /' "$2" | tail -20
-	return 0
-}
-finish() {
-	echo "$pass passed, $fail failed"
-	[ "$fail" -eq 0 ] && [ "$pass" -gt 0 ]
-	exit $?
-}
+cleanup_more() { [ -n "$mounted" ] && umount "$mounted" 2>/dev/null; }
 
 db=$tmp/store.db
 K=465b5ce8b199b49faa5f0a2ee238a6bc
