@@ -57,7 +57,8 @@ BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH := $(BUILD)/twag-bench
 
-HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o $(BUILD)/tests/harness/fault_vfs.o
+HARNESS_OBJ := $(BUILD)/tests/harness/tw_test.o $(BUILD)/tests/harness/fault_vfs.o \
+	$(BUILD)/tests/harness/srv_flow.o
 TEST_SRC := $(sort $(wildcard tests/unit/test_*.c))
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 LEVELS := $(BUILD)/tests/cpu_levels

@@ -22,13 +22,18 @@
  *
  * twagd's configuration (a file of 40 clients, then the SIGHUP re-read of
  * its clients) is swept over every one of its allocations: each fails with
- * a message or works, and frees what it took. (The packet path allocates
- * nothing: sessions and caches are tables made at start.)
+ * a message or works, and frees what it took. twagd's packet path (RADIUS,
+ * the EAP-AKA'/AKA/SIM server, the store behind it; in-process) is swept
+ * over the allocations of four attaches (its own code allocates nothing:
+ * sessions and caches are tables made at start; the store's SQLite does):
+ * every reply stays a valid RADIUS answer, every phone attaches afterwards
+ * without a resynchronisation, nothing leaks.
  *
  * The fault-free run counts the points; CI sweeps a sample of each kind
  * per CPU level (every point where there are few), a different sample at
  * each level; TWAG_FAULT_ALL=1 sweeps every point.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <openssl/crypto.h>
 #include <sqlite3.h>
@@ -39,6 +44,7 @@
 #include <unistd.h>
 
 #include "fault_vfs.h"
+#include "srv_flow.h"
 #include "tw_test.h"
 #include "twag/bytes.h"
 #include "twag/cpu.h"
@@ -599,6 +605,127 @@ static void sweep(const char *what, long total, long max, void (*arm)(long))
 	CHECK(runs_failing > 0);
 }
 
+/* ---- the packet path: RADIUS, the EAP server and the store together ------ */
+
+/*
+ * twagd's packet path in-process (tests/harness/srv_flow.c): a fresh
+ * server over a fresh store with three phones (EAP-AKA', EAP-AKA, EAP-SIM)
+ * each run; with the fault armed, the three attach and the AKA' phone
+ * attaches again (fast re-authentication). Every reply must be a valid
+ * RADIUS answer (the harness checks each); with the fault gone every phone
+ * attaches with the MSK its peer derived and no USIM sees a stale SQN (no
+ * resynchronisation); nothing leaks.
+ */
+static struct phone fl_ph[3];
+
+static void flow_attaches(unsigned *accepts, unsigned *failures)
+{
+	struct attach_result r;
+	struct nas n;
+	static const int order[] = { 0, 1, 2, 0 };
+
+	nas_init(&n, "127.0.0.1", 40000, "02-00-00-00-00-01");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		attach(&fl_ph[order[i]], &n, &r, NULL);
+		if (r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok)
+			(*accepts)++;
+		else
+			(*failures)++;
+	}
+}
+
+static bool flow_begin(void)
+{
+	if (!flow_setup())
+		return false;
+	tw_log_set_level(TW_LOG_ERROR);
+	provision(&fl_ph[0], TW_EAP_TYPE_AKA_PRIME, "001010000000001", false);
+	provision(&fl_ph[1], TW_EAP_TYPE_AKA, "001010000000002", false);
+	provision(&fl_ph[2], TW_EAP_TYPE_SIM, "001010000000101", false);
+	return true;
+}
+
+/* One faulted run; 0 if everything held. */
+static int flow_run(const char *what, long n, void (*arm)(long))
+{
+	unsigned acc = 0, fail = 0, acc2 = 0, fail2 = 0;
+	long live0 = atomic_load(&live_blocks);
+	int bad = 0;
+
+	(void)what;
+	if (!flow_begin())
+		return 1;
+	arm(n);
+	flow_attaches(&acc, &fail);
+	arm(0);
+	runs_failing += fail > 0;
+	flow_attaches(&acc2, &fail2);
+	if (fail2 != 0 || ctr(TW_C_RESYNCS) != 0) {
+		tw_note("packet path, fault at %ld: afterwards %u attaches failed, %llu "
+			"resynchronisations", n, fail2, (unsigned long long)ctr(TW_C_RESYNCS));
+		bad++;
+	}
+	flow_teardown();
+	if (sqlite3_memory_used() != 0) {
+		tw_note("packet path, fault at %ld: SQLite holds %lld octets", n,
+			(long long)sqlite3_memory_used());
+		bad++;
+	}
+	if (atomic_load(&live_blocks) != live0) {
+		tw_note("packet path, fault at %ld: %ld blocks not freed", n,
+			atomic_load(&live_blocks) - live0);
+		bad++;
+	}
+	return bad;
+}
+
+/* Sweeps the n-th allocation, the n-th write on (disk full) and the n-th
+ * sync of the packet path, every point (there are few). */
+static void flow_sweep(void)
+{
+	static const struct {
+		const char *what;
+		void (*arm)(long);
+	} kinds[] = {
+		{ "allocation", arm_alloc },
+		{ "write (disk full from there on)", arm_write },
+		{ "sync", arm_sync },
+	};
+	unsigned acc = 0, fail = 0;
+	long total[3];
+
+	if (!CHECK(flow_begin()))
+		return;
+	atomic_store(&alloc_n, 0);
+	atomic_store(&alloc_fail_at, 0);
+	atomic_store(&alloc_counting, true);
+	fault_vfs_reset();
+	flow_attaches(&acc, &fail);
+	atomic_store(&alloc_counting, false);
+	total[0] = atomic_load(&alloc_n);
+	total[1] = atomic_load(&fault_writes);
+	total[2] = atomic_load(&fault_syncs);
+	CHECK(acc == 4 && fail == 0);
+	flow_teardown();
+	printf("note: test_faults: the packet path (4 attaches) makes %ld allocations, %ld "
+	       "writes, %ld syncs\n", total[0], total[1], total[2]);
+	for (int k = 0; k < 3; k++) {
+		long failed = 0;
+
+		runs_failing = 0;
+		for (long n = 1; n <= total[k]; n++) {
+			int bad = flow_run(kinds[k].what, n, kinds[k].arm);
+
+			failed += bad != 0;
+			CHECK(bad == 0);
+		}
+		printf("note: test_faults: packet path, %s: %ld points, %ld saw an error, %ld "
+		       "not clean\n", kinds[k].what, total[k], runs_failing, failed);
+		/* the store's SQLite reads, reservations and commits */
+		CHECK(total[k] > 0 && runs_failing > 0);
+	}
+}
+
 void test_main(void)
 {
 	struct outcome o;
@@ -639,6 +766,7 @@ void test_main(void)
 
 	snprintf(conf, sizeof(conf), "%s/twagd.conf", dir);
 	config_sweep();
+	flow_sweep();
 
 	fault_vfs_off();
 	db_remove();

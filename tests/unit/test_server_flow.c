@@ -33,340 +33,7 @@
 #include "twag/store.h"
 #include "twag/usim.h"
 
-#include "../../src/server/srv.h"
-
-static const char secret[] = "testing123";
-static char dir[] = "/tmp/twag-test-flow-XXXXXX";
-static char db[128];
-static struct tw_srv srv;
-static struct tw_srv_worker *w;
-static struct tw_srv_clients clients;
-static uint64_t now = 1000000;
-
-static int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *f)
-{
-	(void)sb;
-	(void)flag;
-	(void)f;
-	return remove(p);
-}
-
-static int t_random(void *arg, uint8_t *out, size_t len)
-{
-	(void)arg;
-	tw_test_random(out, len);
-	return TW_OK;
-}
-
-static uint64_t ctr(enum tw_srv_ctr c)
-{
-	return atomic_load(&w->ctr.v[c]);
-}
-
-static uint64_t store_vectors(void)
-{
-	struct tw_store_stats s;
-
-	tw_store_get_stats(srv.store, &s);
-	return s.vectors + s.triplets;
-}
-
-/* ---- subscribers and phones --------------------------------------------- */
-
-struct phone {
-	uint8_t method;             /* 18, 23, 50 */
-	char imsi[16];
-	struct tw_sub_keys keys;
-	struct tw_usim usim;
-	struct tw_eap_peer_cfg pc;
-	struct tw_eap_peer_ids ids;
-	struct tw_aka_peer_ctx aka;
-	struct tw_eap_sim_peer sim;
-	uint8_t msk[64];
-};
-
-static const char realm[] = "wlan.mnc001.mcc001.3gppnetwork.org";
-
-static void provision(struct phone *ph, uint8_t method, const char *imsi, bool replace)
-{
-	struct tw_subscriber s;
-	uint8_t k[16], opc[16], amf[2] = { 0x80, 0x00 };
-
-	memset(ph, 0, sizeof(*ph));
-	ph->method = method;
-	snprintf(ph->imsi, sizeof(ph->imsi), "%s", imsi);
-	tw_test_random(k, 16);
-	tw_test_random(opc, 16);
-	if (method == TW_EAP_TYPE_SIM)
-		CHECK_OK(tw_sub_keys_comp128(&ph->keys, 1, k));
-	else
-		CHECK_OK(tw_sub_keys_milenage(&ph->keys, k, opc, NULL));
-	CHECK_OK(tw_subscriber_init(&s, imsi, &ph->keys, amf));
-	CHECK_OK(tw_store_sub_put(srv.store, &s, replace));
-	CHECK_OK(tw_usim_init(&ph->usim, imsi, &ph->keys));
-	ph->pc.imsi = ph->imsi;
-	ph->pc.imsi_len = strlen(ph->imsi);
-	ph->pc.realm = realm;
-	ph->pc.realm_len = strlen(realm);
-	ph->pc.support_aka_prime = method == TW_EAP_TYPE_AKA_PRIME;
-	ph->pc.result_ind = true;
-	ph->pc.use_pseudonym = false;
-	ph->pc.use_reauth = true;
-	ph->pc.network_name = (const uint8_t *)"WLAN";
-	ph->pc.network_name_len = 4;
-	ph->pc.random = t_random;
-	tw_wipe(&s, sizeof(s));
-}
-
-static int peer_init(struct phone *ph)
-{
-	if (ph->method == TW_EAP_TYPE_SIM)
-		return tw_eap_sim_peer_init(&ph->sim, &ph->pc, &ph->ids, &ph->usim, t_random, NULL);
-	return tw_aka_peer_init(&ph->aka, &ph->pc, &ph->usim, &ph->ids);
-}
-
-static int peer_input(struct phone *ph, const uint8_t *in, size_t len, uint8_t *out,
-		      size_t *out_len)
-{
-	if (ph->method == TW_EAP_TYPE_SIM)
-		return tw_eap_sim_peer_input(&ph->sim, in, len, out, 2048, out_len);
-	return tw_aka_peer_input(&ph->aka, in, len, out, 2048, out_len);
-}
-
-static bool peer_msk(struct phone *ph)
-{
-	struct tw_eap_keys k;
-
-	if (ph->method == TW_EAP_TYPE_SIM) {
-		const struct tw_eap_keys *kp = tw_eap_sim_peer_keys(&ph->sim);
-
-		if (kp == NULL)
-			return false;
-		memcpy(ph->msk, kp->msk, 64);
-		return true;
-	}
-	if (tw_aka_peer_keys(&ph->aka, &k) != TW_OK)
-		return false;
-	memcpy(ph->msk, k.msk, 64);
-	tw_wipe(&k, sizeof(k));
-	return true;
-}
-
-/* ---- the NAS ------------------------------------------------------------- */
-
-struct nas {
-	struct sockaddr_in from;
-	uint8_t id;
-	char station[32];
-	uint8_t state[253];
-	size_t state_len;
-	uint8_t req[4096], req_auth[16];
-	size_t req_len;
-	uint8_t reply[4096];
-	size_t reply_len;
-	struct tw_radius_pkt rp;
-	uint8_t eap[4096];           /* EAP of the last reply */
-	size_t eap_len;
-	bool valid;                  /* reply verified, MA first */
-};
-
-static void nas_init(struct nas *n, const char *ip, uint16_t port, const char *station)
-{
-	memset(n, 0, sizeof(*n));
-	n->from.sin_family = AF_INET;
-	n->from.sin_port = htons(port);
-	CHECK(inet_pton(AF_INET, ip, &n->from.sin_addr) == 1);
-	snprintf(n->station, sizeof(n->station), "%s", station);
-	n->id = (uint8_t)tw_test_random_u32();
-}
-
-/* Builds an Access-Request (Message-Authenticator first unless !with_ma). */
-static void nas_build(struct nas *n, const uint8_t *eap, size_t eap_len, bool with_ma)
-{
-	struct tw_radius_builder b;
-
-	n->id++;
-	tw_test_random(n->req_auth, 16);
-	tw_radius_build_init(&b, n->req, sizeof(n->req), TW_RADIUS_ACCESS_REQUEST, n->id,
-			     n->req_auth, with_ma);
-	tw_radius_add(&b, TW_RADIUS_NAS_IDENTIFIER, "test-ap", 7);
-	if (n->station[0])
-		tw_radius_add(&b, TW_RADIUS_CALLING_STATION_ID, n->station, strlen(n->station));
-	if (n->state_len)
-		tw_radius_add(&b, TW_RADIUS_STATE, n->state, n->state_len);
-	if (eap != NULL)
-		tw_radius_add_eap(&b, eap, eap_len);
-	if (with_ma)
-		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
-						  &n->req_len));
-	else {
-		/* no Message-Authenticator: just the length */
-		CHECK_OK(b.err);
-		tw_store_be16(n->req + 2, (uint16_t)b.len);
-		n->req_len = b.len;
-	}
-}
-
-/* Hands the request to the server; decodes and verifies the reply. */
-static size_t nas_xmit(struct nas *n)
-{
-	const struct tw_radius_attr *st;
-
-	n->valid = false;
-	n->eap_len = 0;
-	n->reply_len = tw_srv_handle(w, n->req, n->req_len, (const struct sockaddr *)&n->from,
-				     n->reply, now);
-	tw_log_flush(&w->log);
-	if (n->reply_len == 0)
-		return 0;
-	if (!CHECK_OK(tw_radius_decode(&n->rp, n->reply, n->reply_len)))
-		return n->reply_len;
-	CHECK(n->rp.id == n->id);
-	/* RFC 2865 §3 Response Authenticator, RFC 3579 §3.2 MA, and MA first */
-	n->valid = CHECK_OK(tw_radius_verify_response(&n->rp, n->req_auth,
-						      (const uint8_t *)secret, strlen(secret),
-						      true)) &&
-		   CHECK(n->rp.n_attrs > 0 &&
-			 n->rp.attrs[0].type == TW_RADIUS_MESSAGE_AUTHENTICATOR);
-	if (n->rp.n_eap > 0 &&
-	    tw_radius_eap_join(&n->rp, n->eap, sizeof(n->eap), &n->eap_len) != TW_OK)
-		n->eap_len = 0;
-	st = tw_radius_find(&n->rp, TW_RADIUS_STATE);
-	if (st != NULL) {
-		memcpy(n->state, tw_radius_value(&n->rp, st), st->len);
-		n->state_len = st->len;
-	}
-	return n->reply_len;
-}
-
-static size_t nas_send(struct nas *n, const uint8_t *eap, size_t eap_len)
-{
-	nas_build(n, eap, eap_len, true);
-	return nas_xmit(n);
-}
-
-/* The EAP-Response/Identity of a phone (the NAS's identity round). */
-static size_t identity_response(struct phone *ph, uint8_t *out)
-{
-	uint8_t req[16];
-	size_t len = 0, out_len = 0;
-
-	CHECK_OK(tw_eap_request_identity(req, sizeof(req), 1, &len));
-	CHECK(peer_input(ph, req, len, out, &out_len) == TW_EAP_SEND);
-	return out_len;
-}
-
-struct attach_result {
-	uint8_t code;           /* last RADIUS code */
-	bool keys_ok;           /* MPPE keys == the phone's MSK */
-	bool peer_ok;           /* the phone accepted EAP-Success */
-	unsigned rounds;
-	char user_name[254];
-	uint32_t session_timeout;
-	bool has_class;
-};
-
-/* Runs a whole attach; before_round (if set) runs before each round after
- * the first, e.g. to flood the table. */
-static void attach(struct phone *ph, struct nas *n, struct attach_result *r,
-		   void (*before_round)(unsigned round))
-{
-	uint8_t out[2048];
-	size_t out_len;
-	int act;
-
-	memset(r, 0, sizeof(r[0]));
-	n->state_len = 0;
-	CHECK_OK(peer_init(ph));
-	out_len = identity_response(ph, out);
-	for (r->rounds = 0; r->rounds < 12; r->rounds++) {
-		if (r->rounds > 0 && before_round != NULL)
-			before_round(r->rounds);
-		if (nas_send(n, out, out_len) == 0 || !n->valid)
-			return;
-		r->code = n->rp.code;
-		if (n->rp.code == TW_RADIUS_ACCESS_CHALLENGE) {
-			act = peer_input(ph, n->eap, n->eap_len, out, &out_len);
-			if (act != TW_EAP_SEND)
-				return;
-			continue;
-		}
-		if (n->rp.code == TW_RADIUS_ACCESS_ACCEPT) {
-			const struct tw_radius_attr *a;
-			uint8_t msk[64];
-
-			act = peer_input(ph, n->eap, n->eap_len, out, &out_len);
-			r->peer_ok = act == TW_EAP_ACCEPT && peer_msk(ph);
-			r->keys_ok = r->peer_ok &&
-				     tw_radius_get_mppe_keys(&n->rp, (const uint8_t *)secret,
-							     strlen(secret), n->req_auth,
-							     msk) == TW_OK &&
-				     memcmp(msk, ph->msk, 64) == 0;
-			a = tw_radius_find(&n->rp, TW_RADIUS_USER_NAME);
-			if (a != NULL) {
-				memcpy(r->user_name, tw_radius_value(&n->rp, a), a->len);
-				r->user_name[a->len] = 0;
-			}
-			a = tw_radius_find(&n->rp, TW_RADIUS_SESSION_TIMEOUT);
-			if (a != NULL && a->len == 4)
-				r->session_timeout = tw_load_be32(tw_radius_value(&n->rp, a));
-			r->has_class = tw_radius_find(&n->rp, TW_RADIUS_CLASS) != NULL;
-			tw_wipe(msk, sizeof(msk));
-		}
-		return;
-	}
-}
-
-/* ---- set-up ---------------------------------------------------------------- */
-
-static bool setup(void)
-{
-	struct tw_store_opts so;
-	uint8_t kek[32], seed[16];
-	char err[256];
-
-	if (mkdtemp(dir) == NULL)
-		return false;
-	snprintf(db, sizeof(db), "%s/twag.db", dir);
-	tw_test_random(kek, sizeof(kek));
-	memset(&so, 0, sizeof(so));
-	so.path = db;
-	so.kek = kek;
-	if (!CHECK_OK(tw_store_open(&srv.store, &so, err, sizeof(err)))) {
-		tw_note("store: %s", err);
-		return false;
-	}
-	tw_srv_config_defaults(&srv.cfg);
-	srv.cfg.dup_entries = 64;
-	snprintf(srv.cfg.realm, sizeof(srv.cfg.realm), "%s", realm);
-	tw_srv_eap_setup(&srv);
-	tw_test_random(seed, sizeof(seed));
-	if (!CHECK_OK(tw_srv_sessions_init(&srv.sessions, 64, 60, seed)))
-		return false;
-	CHECK_OK(tw_srv_clients_add(&clients, "127.0.0.0/8", (const uint8_t *)secret,
-				    strlen(secret), true, err, sizeof(err)));
-	atomic_store(&srv.clients, &clients);
-	if (posix_memalign((void **)&w, 64, sizeof(*w)) != 0)
-		return false;
-	if (!CHECK_OK(tw_srv_worker_init(w, &srv, 0, -1)))
-		return false;
-	w->clients = &clients;
-	srv.workers = &w;
-	srv.n_workers = 1;
-	/* the log (info level) goes to stderr: the test output shows it */
-	tw_log_set_level(TW_LOG_WARN);
-	return true;
-}
-
-static void teardown(void)
-{
-	tw_srv_worker_free(w);
-	free(w);
-	tw_srv_sessions_free(&srv.sessions);
-	tw_store_close(srv.store);
-	tw_srv_clients_free(&clients);
-	(void)nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
+#include "srv_flow.h"
 
 /* ---- tests ------------------------------------------------------------------ */
 
@@ -387,7 +54,7 @@ static void test_full_auth(void)
 	v0 = store_vectors();
 	attach(&ph_aka_prime, &n, &r, NULL);
 	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok);
-	snprintf(want, sizeof(want), "6%s@%s", ph_aka_prime.imsi, realm);
+	snprintf(want, sizeof(want), "6%s@%s", ph_aka_prime.imsi, flow_realm);
 	CHECK(strcmp(r.user_name, want) == 0);
 	CHECK(r.session_timeout == 3600 && r.has_class);
 	CHECK(store_vectors() == v0 + 1);
@@ -399,7 +66,7 @@ static void test_full_auth(void)
 
 	attach(&ph_sim, &n, &r, NULL);
 	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT && r.peer_ok && r.keys_ok);
-	snprintf(want, sizeof(want), "1%s@%s", ph_sim.imsi, realm);
+	snprintf(want, sizeof(want), "1%s@%s", ph_sim.imsi, flow_realm);
 	CHECK(strcmp(r.user_name, want) == 0);
 	CHECK(ctr(TW_C_ATTACH_FULL + TW_SRV_M_SIM) == 1);
 
@@ -582,7 +249,7 @@ static void test_message_authenticator(void)
 	n.req[22] ^= 0x01;
 	CHECK(nas_xmit(&n) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
 	CHECK(store_vectors() == v0 + 1);
-	/* a wrong shared secret */
+	/* a wrong shared flow_secret */
 	{
 		struct tw_radius_builder b;
 		uint8_t auth[16];
@@ -592,7 +259,7 @@ static void test_message_authenticator(void)
 				     true);
 		tw_radius_add_eap(&b, out, out_len);
 		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)"wrong", 5, &n.req_len));
-		CHECK(tw_srv_handle(w, n.req, n.req_len, (const struct sockaddr *)&n.from, n.reply,
+		CHECK(tw_srv_handle(srv_w, n.req, n.req_len, (const struct sockaddr *)&n.from, n.reply,
 				    now) == 0);
 		CHECK(ctr(TW_C_BAD_AUTH) == bad0 + 3);
 	}
@@ -666,9 +333,9 @@ static void test_log_lines(void)
 	bool host = false, net = false, clear_imsi = false;
 	FILE *f;
 
-	CHECK_OK(tw_srv_clients_add(&clients, "127.0.0.9", (const uint8_t *)secret,
-				    strlen(secret), true, err, sizeof(err)));
-	snprintf(path, sizeof(path), "%s/log.txt", dir);
+	CHECK_OK(tw_srv_clients_add(&srv_clients, "127.0.0.9", (const uint8_t *)flow_secret,
+				    strlen(flow_secret), true, err, sizeof(err)));
+	snprintf(path, sizeof(path), "%s/log.txt", flow_dir);
 	if (!CHECK_OK(tw_log_open(path)))
 		return;
 	tw_log_set_level(TW_LOG_INFO);
@@ -680,7 +347,7 @@ static void test_log_lines(void)
 	nas_init(&n, "127.0.0.3", 40061, "02-00-00-00-00-61");
 	attach(&ph_aka, &n, &r, NULL);
 	CHECK(r.code == TW_RADIUS_ACCESS_ACCEPT);
-	tw_log_flush(&w->log);
+	tw_log_flush(&srv_w->log);
 	tw_log_set_level(TW_LOG_WARN);
 	tw_log_close();
 	f = fopen(path, "r");
@@ -730,7 +397,7 @@ static void test_misc_requests(void)
 		tw_test_random(n.req_auth, 16);
 		tw_radius_build_init(&b, n.req, sizeof(n.req), TW_RADIUS_STATUS_SERVER, n.id,
 				     n.req_auth, true);
-		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)flow_secret, strlen(flow_secret),
 						  &n.req_len));
 		CHECK(nas_xmit(&n) > 0 && n.valid && n.rp.code == TW_RADIUS_ACCESS_ACCEPT);
 		CHECK(ctr(TW_C_STATUS_SERVER) == 1);
@@ -752,7 +419,7 @@ static void test_misc_requests(void)
 		tw_radius_build_init(&b, n.req, sizeof(n.req), TW_RADIUS_ACCESS_REQUEST, n.id,
 				     n.req_auth, true);
 		tw_radius_add(&b, TW_RADIUS_USER_NAME, "bob", 3);
-		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)secret, strlen(secret),
+		CHECK_OK(tw_radius_finish_request(&b, (const uint8_t *)flow_secret, strlen(flow_secret),
 						  &n.req_len));
 		CHECK(nas_xmit(&n) > 0 && n.valid && n.rp.code == TW_RADIUS_ACCESS_REJECT);
 	}
@@ -801,7 +468,7 @@ static void test_nak(void)
 	memset(&ph->ids, 0, sizeof(ph->ids));
 	nas_init(&n, "127.0.0.1", 40030, "02-00-00-00-00-30");
 	CHECK_OK(peer_init(ph));
-	out_len = identity_response(ph, out); /* "0<imsi>@realm": EAP-AKA */
+	out_len = identity_response(ph, out); /* "0<imsi>@flow_realm": EAP-AKA */
 	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
 	CHECK(n.eap_len > 5 && n.eap[4] == TW_EAP_TYPE_AKA);
 	req_id = n.eap[1];
@@ -847,7 +514,7 @@ static void flood(unsigned round)
 			len = (size_t)snprintf((char *)eap + 5, sizeof(eap) - 5, "anonymous@x.org");
 		else
 			len = (size_t)snprintf((char *)eap + 5, sizeof(eap) - 5, "6%s@%s",
-					       ph_aka.imsi, realm);
+					       ph_aka.imsi, flow_realm);
 		eap[0] = TW_EAP_RESPONSE;
 		eap[1] = 1;
 		tw_store_be16(eap + 2, (uint16_t)(len + 5));
@@ -921,7 +588,7 @@ static void test_flood(void)
 	}
 }
 
-/* Hostile but authenticated input: requests signed with the right secret
+/* Hostile but authenticated input: requests signed with the right flow_secret
  * (so they get past the Message-Authenticator) whose EAP and attributes
  * are mutated at random: identities, truncated/extended/bit-flipped
  * challenge answers of live conversations, a State cut or altered, EAP
@@ -1027,7 +694,7 @@ static void test_robustness(void)
 
 void test_main(void)
 {
-	if (!setup()) {
+	if (!flow_setup()) {
 		CHECK(0);
 		return;
 	}
@@ -1042,5 +709,5 @@ void test_main(void)
 	test_nak();
 	test_flood();
 	test_robustness();
-	teardown();
+	flow_teardown();
 }
