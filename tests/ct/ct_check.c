@@ -3,16 +3,43 @@
  * input is marked undefined with a Memcheck client request, then the
  * primitive runs. Memcheck reports any conditional jump or memory address
  * that depends on undefined data, i.e. on a secret. Each primitive passes
- * when it adds no Memcheck error. Outside valgrind the program says so and
- * checks nothing.
+ * when it adds no Memcheck error and its verifiers return what they must.
+ * Outside valgrind the program says so and checks nothing.
+ *
+ * Primitives: AES, SHA/HMAC, Milenage, TUAK, the KDFs, GCM/CCM encryption,
+ * CMAC, 3DES, key wrap, COMP128 v1 on AVX2; and every MAC/tag/ICV
+ * verification: GCM and CCM decryption (one and batch), CMAC verify, key
+ * unwrap (RFC 3394 ICV; RFC 5649 AIV, MLI, padding), RADIUS
+ * Message-Authenticator and Response Authenticator (one, prepared secret,
+ * batch), EAP-SIM/AKA/AKA' AT_MAC and AT_CHECKCODE (and the AT_ENCR_DATA
+ * that follows), ERP tags, CCMP/GCMP decapsulation, the EAPOL-Key MIC of
+ * each AKM, ESP decapsulation on every keyed transform, AH, the USIM's
+ * AUTN check and the HE's AUTS check.
+ *
+ * A verifier runs with its key secret and the message and received tag
+ * public (built with the key in the clear, as the sender would), once
+ * with a valid tag and once with an altered one, so both outcomes run.
+ * The accept/reject verdict is public by nature: tw_ct_eq() and
+ * tw_ct_is_zero() mark their one-bit result defined, the compared bytes
+ * stay secret. What a protocol makes public once verified (an ESP
+ * trailer, the SQN of a verified AUTN, AT_ENCR_DATA plaintext, an
+ * accepted RFC 5649 MLI) is declassified at that point in the library
+ * (tw_ct_declassify, bytes.h). This program marks nothing public but
+ * the statuses it gathers in sink, at the end.
  *
  * Run: TWAG_CPU=avx2 valgrind -q build/tests/ct_check  (tests/run.sh does).
  * Covered: the portable paths, the AES-NI/PCLMUL/SHA-NI paths valgrind
- * can execute, and COMP128 v1 on AVX2. Not covered: AVX-512/VAES kernels (valgrind 3.19 cannot run
- * them; among them COMP128 v1 on AVX-512 VBMI, whose memory addresses and
+ * can execute (the 4-lane CCM, CLMUL GCM), and on AVX2 COMP128 v1 and the
+ * 8-lane MD5 of RADIUS batches. Not covered: AVX-512/VAES kernels
+ * (valgrind 3.19 cannot run them: the VAES GCM/CCM kernels, 16-lane
+ * SHA-256 and MD5, COMP128 v1 on AVX-512 VBMI, whose memory addresses and
  * branches depend on nothing but the RAND count, by reading), COMP128's
  * table code (table-driven by design, see src/auth/comp128.c), and
- * OpenSSL's curve code behind SUCI.
+ * OpenSSL's curve code behind SUCI (so not SUCI's MAC tag either: its key
+ * comes from that ECDH). ESP's "null" transform has no key to check.
+ *
+ * Two canaries must be flagged, else the check is blind and fails:
+ * COMP128's table code, and a tag check written with memcmp.
  */
 #include <stdio.h>
 #include <string.h>
