@@ -14,7 +14,8 @@
  * batch), EAP-SIM/AKA/AKA' AT_MAC and AT_CHECKCODE (and the AT_ENCR_DATA
  * that follows), ERP tags, CCMP/GCMP decapsulation, the EAPOL-Key MIC of
  * each AKM, ESP decapsulation on every keyed transform, AH, the USIM's
- * AUTN check and the HE's AUTS check.
+ * AUTN check, the HE's AUTS check, and the EAP-AKA/AKA' server's check of
+ * a challenge response (AT_MAC, then RES against XRES).
  *
  * A verifier runs with its key secret and the message and received tag
  * public (built with the key in the clear, as the sender would), once
@@ -24,8 +25,9 @@
  * stay secret. What a protocol makes public once verified (an ESP
  * trailer, the SQN of a verified AUTN, AT_ENCR_DATA plaintext, an
  * accepted RFC 5649 MLI) is declassified at that point in the library
- * (tw_ct_declassify, bytes.h). This program marks nothing public but
- * the statuses it gathers in sink, at the end.
+ * (tw_ct_declassify, bytes.h). This program marks public (PUBLIC) only
+ * what a side holding secrets sends (the EAP-AKA server's challenge,
+ * before the peer reads it) and, at the end, the statuses in sink.
  *
  * Run: TWAG_CPU=avx2 valgrind -q build/tests/ct_check  (tests/run.sh does).
  * Covered: the portable paths, the AES-NI/PCLMUL/SHA-NI paths valgrind
@@ -56,6 +58,8 @@
 #include "twag/cpu.h"
 #include "twag/des.h"
 #include "twag/eap.h"
+#include "twag/eap_aka.h"
+#include "twag/eap_method.h"
 #include "twag/erp.h"
 #include "twag/esp.h"
 #include "twag/gcm.h"
@@ -69,6 +73,7 @@
 #include "twag/simaka.h"
 #include "twag/tuak.h"
 #include "twag/usim.h"
+#include "twag/vecsrc.h"
 #include "twag/wlan_keys.h"
 
 #define SECRET(p, n) VALGRIND_MAKE_MEM_UNDEFINED((p), (n))
@@ -905,6 +910,134 @@ static void ct_usim_auts(void)
 	}
 }
 
+static int peer_random(void *arg, uint8_t *buf, size_t len)
+{
+	(void)arg;
+	memset(buf, 0x6b, len);
+	return TW_OK;
+}
+
+/*
+ * One EAP-AKA/AKA' exchange up to the peer's AKA-Challenge response in
+ * rsp: the server gets its vector with XRES, CK and IK secret; what it
+ * sends is public on the air and marked so before the peer (keys in the
+ * clear) reads it. Returns the server's action on the challenge.
+ */
+static int aka_exchange(struct tw_aka_server_ctx *s, struct tw_aka_peer_ctx *p,
+			const struct tw_eap_server_cfg *cfg, struct tw_subscriber *sub,
+			uint8_t method, unsigned round, uint8_t *rsp, size_t *rsp_len)
+{
+	struct tw_eap_aka_vec v;
+	uint8_t a[1024];
+	size_t al = 0;
+	int act;
+
+	sink |= tw_aka_server_init(s, cfg, method, 1);
+	act = tw_aka_server_start(s, a, sizeof(a), &al);
+	for (int i = 0; i < 4 && act == TW_EAP_SEND; i++) {
+		act = tw_aka_peer_input(p, a, al, rsp, 1024, rsp_len);
+		if (act != TW_EAP_SEND)
+			break;
+		act = tw_aka_server_input(s, rsp, *rsp_len, a, sizeof(a), &al);
+	}
+	expect(act, TW_EAP_NEED_VECTOR, "tw_aka_server_input (identity)");
+	sink |= method == TW_EAP_TYPE_AKA_PRIME ? tw_vecsrc_aka_prime(sub, pub + 16 * round, &v)
+						: tw_vecsrc_aka(sub, pub + 16 * round, &v);
+	SECRET(v.xres, sizeof(v.xres));
+	SECRET(v.ck, sizeof(v.ck));
+	SECRET(v.ik, sizeof(v.ik));
+	act = tw_aka_server_vector(s, &v, a, sizeof(a), &al);
+	expect(act, TW_EAP_SEND, "tw_aka_server_vector");
+	tw_wipe(&v, sizeof(v));
+	PUBLIC(a, al);
+	return tw_aka_peer_input(p, a, al, rsp, 1024, rsp_len);
+}
+
+/*
+ * The EAP-AKA and EAP-AKA' server's check of the AKA-Challenge response
+ * (RFC 4187 §9.4, RFC 9048): AT_MAC under K_aut, then AT_RES against XRES
+ * (both from the secret vector), then AT_CHECKCODE. Valid; AT_MAC
+ * altered; AT_RES altered under a valid AT_MAC (made with the peer's
+ * K_aut, as a peer with a wrong RES would): accept, then a failure
+ * notification for each.
+ */
+static void ct_aka_server(void)
+{
+	static const char imsi[] = "001010000000007";
+	static const uint8_t amf[2] = { 0x90, 0x01 };
+	struct tw_eap_server_cfg cfg;
+	struct tw_eap_peer_cfg pc;
+	struct tw_eap_peer_ids ids;
+	struct tw_sub_keys kk;
+	struct tw_subscriber sub;
+	struct tw_usim u;
+	struct tw_aka_server_ctx s;
+	struct tw_aka_peer_ctx p;
+	struct tw_simaka_builder b;
+	struct tw_simaka_msg m;
+	uint8_t k[16], opc[16], rsp[1024], q[256], res[16], ans[1024];
+	size_t rl = 0, ql = 0, ol = 0;
+	unsigned round = 0;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.network_name = (const uint8_t *)"WLAN";
+	cfg.network_name_len = 4;
+	cfg.enable_aka = cfg.enable_aka_prime = true;
+	memset(&pc, 0, sizeof(pc));
+	pc.imsi = imsi;
+	pc.imsi_len = sizeof(imsi) - 1;
+	pc.random = peer_random;
+	known(k, 16, 190);
+	known(opc, 16, 191);
+	sink |= tw_sub_keys_milenage(&kk, k, opc, NULL);
+	sink |= tw_subscriber_init(&sub, imsi, &kk, amf);
+	sink |= tw_usim_init_from_subscriber(&u, &sub);
+	for (int i = 0; i < 2; i++) {
+		uint8_t method = i ? TW_EAP_TYPE_AKA_PRIME : TW_EAP_TYPE_AKA;
+
+		/* an AKA' peer would take the AKA challenge's AT_BIDDING for
+		 * a bidding-down attack (RFC 9048 §4) */
+		pc.support_aka_prime = i == 1;
+		for (int bad = 0; bad < 3; bad++, round++) {
+			memset(&ids, 0, sizeof(ids));
+			sink |= tw_aka_peer_init(&p, &pc, &u, &ids);
+			int act = aka_exchange(&s, &p, &cfg, &sub, method, round, rsp, &rl);
+
+			expect(act, TW_EAP_SEND, "tw_aka_peer_input (challenge)");
+			if (act != TW_EAP_SEND || tw_simaka_decode(&m, rsp, rl) != TW_OK ||
+			    m.subtype != TW_SIMAKA_CHALLENGE || !tw_simaka_has(&m.mac) ||
+			    !tw_simaka_has(&m.res)) {
+				wrong++;
+				break;
+			}
+			if (bad == 1)
+				rsp[m.mac.val - rsp + 2] ^= 0x01;
+			if (bad == 2) {
+				/* the same response with RES altered, AT_MAC valid */
+				memcpy(res, m.res.val, m.res.len);
+				res[0] ^= 0x80;
+				tw_simaka_build_init(&b, q, sizeof(q), TW_EAP_RESPONSE, m.id, method,
+						     TW_SIMAKA_CHALLENGE);
+				tw_simaka_put_res(&b, res, m.res_bits);
+				if (tw_simaka_has(&m.checkcode))
+					tw_simaka_put_fixed(&b, TW_AT_CHECKCODE, 0, m.checkcode.val,
+							    m.checkcode.len);
+				tw_simaka_put_mac(&b);
+				sink |= tw_simaka_finish_mac(&b, &p.mac, NULL, 0, &ql);
+				memcpy(rsp, q, ql);
+				rl = ql;
+			}
+			expect(tw_aka_server_input(&s, rsp, rl, ans, sizeof(ans), &ol),
+			       bad ? TW_EAP_SEND : TW_EAP_ACCEPT, "tw_aka_server_input (challenge)");
+			tw_aka_server_wipe(&s);
+			tw_aka_peer_wipe(&p);
+		}
+	}
+	tw_wipe(&u, sizeof(u));
+	tw_wipe(&sub, sizeof(sub));
+	tw_wipe(&kk, sizeof(kk));
+}
+
 /* COMP128 v1 on AVX2 (run with that path on, below): the look-ups are
  * byte shuffles over every piece of each table. 1, 2, 3 RANDs in one pass
  * and 4 in two, every instance count of the kernel. */
@@ -993,6 +1126,7 @@ int main(void)
 		{ "ESP decap, every keyed transform, one and batch", ct_esp },
 		{ "AH decap, HMAC-SHA1-96/SHA-256-128/MD5-96", ct_ah },
 		{ "USIM AUTN (MAC-A, SQN), HE AUTS (MAC-S)", ct_usim_auts },
+		{ "EAP-AKA/AKA' server: AT_MAC, RES vs XRES", ct_aka_server },
 	};
 	/* Paths valgrind runs: portable, then AES-NI/PCLMUL/SHA-NI. */
 	static const uint32_t levels[] = {
