@@ -82,7 +82,8 @@ TW_MUST_CHECK int tw_aka_generate(const struct tw_aka_subscriber *s,
  * USIM (TS 33.102 §6.3.3): AK = f5(RAND), SQN = (SQN ^ AK) ^ AK, XMAC-A =
  * f1(SQN, RAND, AMF) compared with MAC-A in constant time. On success
  * writes SQN, RES (*res_len octets), CK and IK and returns TW_OK; the
- * caller then checks SQN's range (Annex C) and sends RES or AUTS. On a MAC
+ * caller then checks SQN's range (Annex C) and sends RES or AUTS, so the
+ * verified SQN is declassified (tw_ct_declassify). On a MAC
  * mismatch returns TW_ERR_AUTH with every output zeroed. res_len may not be
  * NULL. Other errors as tw_aka_generate().
  */

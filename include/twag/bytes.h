@@ -93,6 +93,18 @@ bool tw_ct_eq(const void *a, const void *b, size_t len);
 /* Constant-time test that len bytes are all zero. */
 bool tw_ct_is_zero(const void *a, size_t len);
 
+/*
+ * Declares p[0..len) public: a value computed from secrets that the
+ * protocol then reveals, such as an authenticated plaintext the receiver
+ * acts on (an ESP trailer whose ICV verified, the SQN of an AUTN whose
+ * MAC-A verified). Under valgrind's Memcheck it marks the bytes defined, so
+ * the constant-time check (tests/ct/ct_check.c) no longer tracks them as
+ * secret; built without valgrind's headers it does nothing. The verdicts
+ * of tw_ct_eq() and tw_ct_is_zero() are declassified the same way; the
+ * bytes they compare are not.
+ */
+void tw_ct_declassify(const void *p, size_t len);
+
 /* Wipes a secret; the compiler may not elide it (explicit_bzero). */
 void tw_wipe(void *p, size_t len);
 

@@ -210,7 +210,10 @@ TW_MUST_CHECK int tw_esp_encap_iv(struct tw_esp_sa *sa, uint8_t next_header,
  *   TW_ERR_DECODE   pad length too large or padding not 1, 2, 3, ...;
  *   TW_ERR_UNSUPPORTED a next header the SA's mode does not carry (tunnel:
  *                   not 4/41/59, or not matching the inner version).
- * The window moves only when the ICV verified. On any failure after
+ * The window moves only when the ICV verified. The trailer of a verified
+ * packet (pad length, next header, padding; in tunnel mode the inner
+ * version) is declassified (tw_ct_declassify): the receiver acts on it.
+ * On any failure after
  * decryption the decrypted octets are wiped. Next header 59 (dummy packet,
  * §2.6) is returned with TW_OK for the caller to discard.
  */

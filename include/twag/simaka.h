@@ -196,6 +196,9 @@ TW_MUST_CHECK int tw_simaka_decode(struct tw_simaka_msg *m, const uint8_t *pkt,
  * AT_NEXT_REAUTH_ID, AT_COUNTER, AT_COUNTER_TOO_SMALL, AT_NONCE_S and
  * skippable unknown attributes are accepted inside. The plaintext is left in
  * plain for the caller (it holds identities); on failure it is wiped.
+ * Call it only once outer's AT_MAC verified: the plaintext is then the
+ * receiver's to act on and is declassified (tw_ct_declassify) before it
+ * is parsed.
  * Returns TW_OK, TW_ERR_STATE if outer has no AT_ENCR_DATA, TW_ERR_OVERFLOW
  * if plain_max is too small, TW_ERR_DECODE for bad nested content.
  */

@@ -170,6 +170,9 @@ int tw_aka_autn_verify(const struct tw_aka_subscriber *s, const uint8_t rand_[st
 		err = TW_ERR_AUTH;
 		goto out;
 	}
+	/* MAC-A verified: SQN is the network's authenticated counter, which
+	 * the USIM now acts on (Annex C: RES or AUTS). */
+	tw_ct_declassify(sqn, 6);
 	memcpy(sqn_out, sqn, 6);
 	memcpy(res, xres, TW_AKA_RES_MAX);
 	*res_len = xres_len;

@@ -616,12 +616,17 @@ static int decap_finish(struct tw_esp_sa *sa, uint8_t *pkt, size_t ct_len,
 	err = tw_replay_update(&sa->replay, seq);
 	if (err != TW_OK)
 		goto out;
+	/* The ICV verified (or the SA has none and nothing was encrypted):
+	 * the receiver acts on the trailer, so it is public from here; the
+	 * payload is not declassified. */
+	tw_ct_declassify(pt + ct_len - 2, 2);
 	padl = pt[ct_len - 2];
 	nh = pt[ct_len - 1];
 	err = TW_ERR_DECODE;
 	if (padl + 2 > ct_len)
 		goto out;
 	plen = ct_len - 2 - padl;
+	tw_ct_declassify(pt + plen, padl);
 	/* §2.4: "the receiver SHOULD inspect the Padding field" for the
 	 * default 1, 2, 3, ... contents */
 	for (size_t i = 0; i < padl; i++)
@@ -629,6 +634,8 @@ static int decap_finish(struct tw_esp_sa *sa, uint8_t *pkt, size_t ct_len,
 	if (diff != 0)
 		goto out;
 	if (sa->mode == TW_ESP_TUNNEL && nh != TW_ESP_NH_NONE) {
+		/* the inner version, public as the trailer: it is routed on */
+		tw_ct_declassify(pt, plen > 0 ? 1 : 0);
 		uint8_t v = plen > 0 ? pt[0] >> 4 : 0;
 
 		err = TW_ERR_UNSUPPORTED;

@@ -262,6 +262,9 @@ int tw_simaka_decrypt(struct tw_simaka_msg *inner, uint8_t *plain,
 	if (err != TW_OK)
 		goto out;
 	cbc_decrypt(&aes, outer->iv.val, plain, outer->encr_data.val, n);
+	/* AT_MAC of outer verified first (the callers'): the plaintext is
+	 * the receiver's to parse and act on (RFC 4187 §10.12). */
+	tw_ct_declassify(plain, n);
 	err = tw_simaka_decode_inner(inner, outer->method, plain, n);
 	if (err != TW_OK)
 		tw_wipe(plain, n);
