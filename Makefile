@@ -120,21 +120,27 @@ $(BUILD)/tests/test_udp_gso: override LDFLAGS += -Wl,--wrap=sendmmsg
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
 
-# libFuzzer builds (clang): own directory, ASan+UBSan, each run briefly over
-# a scratch copy of its seed corpus (new findings are not committed blindly).
+# The libFuzzer program of a target (what `make fuzz` builds in FUZZ_DIR).
+$(BUILD)/lf_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
+	$(CC) -fsanitize=fuzzer $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+
+# Inputs longer than 512 octets, for targets whose limits lie beyond it.
+FUZZ_MAXLEN :=
+
+# libFuzzer builds (clang): own directory, ASan+UBSan, each run for
+# FUZZ_TIME s over a scratch copy of its seed corpus (new findings are not
+# committed blindly).
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=clang \
 		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fsanitize=fuzzer-no-link,address,undefined' \
-		LDFLAGS='-fsanitize=address,undefined' $(FUZZ_DIR)/libtwag.a \
-		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/tests/fuzz/%.o)
+		LDFLAGS='-fsanitize=address,undefined' $(FUZZ_NAMES:%=$(FUZZ_DIR)/lf_%)
 	@set -e; for n in $(FUZZ_NAMES); do \
-		clang -fsanitize=fuzzer,address,undefined -o $(FUZZ_DIR)/lf_$$n \
-			$(FUZZ_DIR)/tests/fuzz/fuzz_$$n.o $(FUZZ_DIR)/libtwag.a $(LDLIBS); \
+		ml=512; for p in $(FUZZ_MAXLEN); do [ "$${p%%=*}" != $$n ] || ml=$${p#*=}; done; \
 		rm -rf $(FUZZ_DIR)/corpus_$$n; cp -r tests/fuzz/corpus/$$n $(FUZZ_DIR)/corpus_$$n; \
 		echo "fuzz $$n: $(FUZZ_TIME) s"; \
-		$(FUZZ_DIR)/lf_$$n -max_total_time=$(FUZZ_TIME) -max_len=512 \
+		$(FUZZ_DIR)/lf_$$n -max_total_time=$(FUZZ_TIME) -max_len=$$ml \
 			-print_final_stats=0 $(FUZZ_DIR)/corpus_$$n 2>$(FUZZ_DIR)/lf_$$n.log \
 			|| { tail -40 $(FUZZ_DIR)/lf_$$n.log; exit 1; }; \
 		grep -E '^#[0-9]+.*DONE' $(FUZZ_DIR)/lf_$$n.log | tail -1; \
