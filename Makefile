@@ -7,6 +7,7 @@
 #   make bench      the benchmark
 #   make SANITIZER=address|undefined test
 #   make fuzz FUZZ_TIME=S   every libFuzzer target S seconds (clang; default 10)
+#   make fuzz-cov   branch coverage of each decoder by its corpus: tests/fuzz/COVERAGE.md
 #
 # Sanitizer builds go to their own directory so objects never mix.
 
@@ -80,7 +81,7 @@ FUZZ_DIR ?= build-fuzz
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/cpu_levels.o \
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
-.PHONY: all test test-run run demo bench bench-gateway deps clean objs fuzz
+.PHONY: all test test-run run demo bench bench-gateway deps clean objs fuzz fuzz-cov
 all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
@@ -145,6 +146,17 @@ fuzz:
 			|| { tail -40 $(FUZZ_DIR)/lf_$$n.log; exit 1; }; \
 		grep -E '^#[0-9]+.*DONE' $(FUZZ_DIR)/lf_$$n.log | tail -1; \
 	done
+
+# Branch coverage of each decoder by its committed corpus: the plain
+# readers built with clang's source-based coverage (no sanitizers) in
+# COV_DIR, run and reported by tests/fuzz/coverage.sh into
+# tests/fuzz/COVERAGE.md (needs llvm-profdata-14 and llvm-cov-14).
+COV_DIR ?= build-cov
+fuzz-cov:
+	@$(MAKE) --no-print-directory BUILD=$(COV_DIR) CC=clang \
+		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fprofile-instr-generate -fcoverage-mapping' \
+		LDFLAGS='-fprofile-instr-generate' $(FUZZ_NAMES:%=$(COV_DIR)/fuzz/fuzz_%)
+	@tests/fuzz/coverage.sh $(COV_DIR) tests/fuzz/COVERAGE.md
 
 $(CT_CHECK): $(BUILD)/tests/ct/ct_check.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
