@@ -16,13 +16,30 @@ _Noreturn void cli_usage_error(const struct cli *c, const char *opt,
 			       const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
+	/* formatted first: the message may quote an argument, which may
+	 * hold a newline, and it must stay one line */
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		msg = malloc((size_t)n + 1);
+	if (msg != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	fprintf(stderr, "twag %s: ", c->cmd);
 	if (opt != NULL)
 		fprintf(stderr, "--%s: ", opt);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
+	if (msg != NULL) {
+		cli_text_oneline(msg);
+		fputs(msg, stderr);
+	} else {
+		fputs("(no memory for the message)", stderr);
+	}
 	fputc('\n', stderr);
 	exit(CLI_EXIT_USAGE);
 }

@@ -200,3 +200,10 @@ int cli_text_uint(const char *v, unsigned long min, unsigned long max, unsigned 
 }
 
 #undef BAD
+
+void cli_text_oneline(char *msg)
+{
+	for (; *msg != '\0'; msg++)
+		if ((unsigned char)*msg < 0x20 || *msg == 0x7f)
+			*msg = '?';
+}

@@ -60,4 +60,8 @@ TW_MUST_CHECK int cli_text_hex_oneof(const char *v, size_t n, uint8_t *out,
 TW_MUST_CHECK int cli_text_uint(const char *v, unsigned long min, unsigned long max,
 				unsigned long *out, char *err, size_t err_len);
 
+/* Makes msg one line, as the CLI's contract promises: a control character
+ * (an argument quoted in it may hold a newline) becomes '?'. */
+void cli_text_oneline(char *msg);
+
 #endif
