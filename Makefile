@@ -127,6 +127,9 @@ $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o 
 $(BUILD)/lf_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 	$(CC) -fsanitize=fuzzer $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
 
+# Targets of the CLI's parsers link the CLI objects that hold them.
+$(BUILD)/fuzz/fuzz_hex $(BUILD)/lf_hex: $(BUILD)/tools/twag/cli_text.o
+
 # Inputs longer than 512 octets, for targets whose limits lie beyond it.
 FUZZ_MAXLEN :=
 

@@ -24,6 +24,7 @@ eap         src/eap/eap.c src/eap/nai.c
 eapol       src/dataplane/wlan_keys.c
 erp         src/eap/erp.c
 esp         src/dataplane/esp.c src/dataplane/ah.c src/dataplane/replay.c
+hex         tools/twag/cli_text.c src/common/hex.c
 radius      src/proto/radius.c
 server      src/server/worker.c
 sim_server  src/eap/sim_server.c src/eap/sim_peer.c
