@@ -44,22 +44,33 @@ static int split(char *line, char **f, int max)
 	}
 }
 
-/* Room for one more record. */
+/* Room for one more record. The records move by copy, not realloc: the
+ * old array holds keys and is wiped before it is freed. */
 static int grow(struct csv_import *im)
 {
 	size_t nc = im->cap ? 2 * im->cap : 64;
-	void *p;
+	struct tw_subscriber *subs;
+	int *lines;
 
 	if (im->n < im->cap)
 		return TW_OK;
-	p = realloc(im->subs, nc * sizeof(*im->subs));
-	if (p == NULL)
+	subs = malloc(nc * sizeof(*subs));
+	lines = malloc(nc * sizeof(*lines));
+	if (subs == NULL || lines == NULL) {
+		free(subs);
+		free(lines);
 		return TW_ERR_NOMEM;
-	im->subs = p;
-	p = realloc(im->lines, nc * sizeof(*im->lines));
-	if (p == NULL)
-		return TW_ERR_NOMEM;
-	im->lines = p;
+	}
+	size_t n = im->n;
+
+	if (n != 0) {
+		memcpy(subs, im->subs, n * sizeof(*subs));
+		memcpy(lines, im->lines, n * sizeof(*lines));
+	}
+	csv_import_free(im);
+	im->subs = subs;
+	im->lines = lines;
+	im->n = n;
 	im->cap = nc;
 	return TW_OK;
 }
