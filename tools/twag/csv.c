@@ -166,6 +166,10 @@ int csv_import_read(struct csv_import *im, FILE *f, char *err, size_t err_len)
 			im->lines[im->n++] = lineno;
 		}
 	}
+	/* fgets ends the loop on a read error as at the end: a file cut
+	 * short is not what it says, and import is all or nothing */
+	if (ferror(f))
+		BAD("line %d: read error", lineno + 1);
 	if (!header)
 		BAD("no header line (imsi,algo,ki,opc,op,amf,sqn)");
 out:

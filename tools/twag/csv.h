@@ -40,8 +40,8 @@ struct csv_import {
  * Reads the CSV text of f to its end into im, all or nothing. Returns
  * TW_OK; TW_ERR_INVAL with the message in err, "line N: ..." for a line at
  * fault (too long, a bad header, a field count that differs from the
- * header's, a bad record: "line N: COLUMN: ...") or "no header line
- * (...)"; TW_ERR_NOMEM ("out of memory"). On an error im holds no record
+ * header's, a bad record: "line N: COLUMN: ...", a read error) or "no
+ * header line (...)"; TW_ERR_NOMEM ("out of memory"). On an error im holds no record
  * (what was read is wiped and freed). err_len >= CSV_ERR_MAX keeps every
  * message whole.
  */
