@@ -129,9 +129,12 @@ $(BUILD)/lf_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 
 # Targets of the CLI's parsers link the CLI objects that hold them.
 $(BUILD)/fuzz/fuzz_hex $(BUILD)/lf_hex: $(BUILD)/tools/twag/cli_text.o
+$(BUILD)/fuzz/fuzz_csv $(BUILD)/lf_csv: $(BUILD)/tools/twag/csv.o $(BUILD)/tools/twag/sub_text.o
 
 # Inputs longer than 512 octets, for targets whose limits lie beyond it.
-FUZZ_MAXLEN :=
+# csv: a line of more than CSV_LINE_MAX (1024) characters, more records
+# than the first allocation (64)
+FUZZ_MAXLEN := csv=4096
 
 # libFuzzer builds (clang): own directory, ASan+UBSan, each run for
 # FUZZ_TIME s over a scratch copy of its seed corpus (new findings are not
