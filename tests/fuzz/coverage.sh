@@ -20,6 +20,7 @@ cd "$(dirname "$0")/../.."
 targets='
 aka_server  src/eap/aka_server.c
 ccmp        src/dataplane/ccmp.c
+config      src/server/config.c src/server/clients.c
 csv         tools/twag/csv.c tools/twag/sub_text.c
 eap         src/eap/eap.c src/eap/nai.c
 eapol       src/dataplane/wlan_keys.c
