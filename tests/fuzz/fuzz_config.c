@@ -6,9 +6,13 @@
  * options; then, on success, tw_srv_config_reload_clients (SIGHUP) of the
  * same file.
  *
- * Input: one octet (bit 0: after the file's text, up to its first NUL,
- * come command-line arguments, NUL-separated), then the text. An input
- * whose arguments name --config is skipped (it would open another file).
+ * Input: one octet, then the text. Bit 0: after the file's text, up to
+ * its first NUL, come command-line arguments, NUL-separated. Bits 1-2:
+ * where --config points: the memfd; nowhere (no --config, the text is
+ * all arguments); a file that does not exist; a directory. Bit 3: before
+ * the reload the file is cut to its first half (edited before SIGHUP). An
+ * input whose arguments give --config a value that would be opened is
+ * skipped (it would read another file).
  *
  * Invariants (include/twag/server.h, docs/twagd.md): every accepted
  * configuration keeps each value within its documented bounds (the
@@ -18,20 +22,24 @@
  * three distinct methods; a store path), and a client table of at least
  * one client whose networks are distinct, have no host bits, secrets of
  * 1..TW_SRV_SECRET_MAX octets, and are found again by tw_srv_clients_find
- * (the most specific network holding it). The reload of the same file
- * succeeds with the same clients and secrets. A refusal has a message of
- * one line, with no control character of the input in it; it names an
- * unknown key by its first word only (at most 40 octets), and a client
- * line's message does not change when the secret on that line does
- * (config.c keeps secrets out of messages, which SIGHUP logs). Everything
- * is freed: ASan's leak check is on.
+ * (the most specific network holding it) as a linear scan finds it, for
+ * each network, the addresses next to it and a few fixed ones. Only the
+ * memfd, or no --config, gives a configuration. The reload of the same
+ * file succeeds with the same clients and secrets; of the cut file, it
+ * keeps the command line's clients, or fails with a message and no
+ * table. A refusal has a message of one line, with no control character
+ * of the input in it; it names an unknown key by its first word only (at
+ * most 40 octets), and a client line's message does not change when the
+ * secret on that line does (config.c keeps secrets out of messages, which
+ * SIGHUP logs). Everything is freed: ASan's leak check is on.
  *
  * Seeds (tests/fuzz/corpus/config/) were written by hand from
  * docs/twagd.conf.example: a full file, every key with a value at and
  * past its bounds, flags with and without yes/no, IPv4 and IPv6 clients
  * with prefixes (the same network twice, host bits set), secrets of 1 and
  * 129 octets, a line too long, unknown keys, the client line without '=',
- * and command lines that override the file.
+ * command lines that override the file or stand alone, each place
+ * --config may point to, and reloads of a cut file.
  */
 #define _GNU_SOURCE /* memfd_create */
 #include <stdbool.h>
@@ -88,8 +96,41 @@ static bool prefix_eq(const uint8_t *a, const uint8_t *b, unsigned bits)
 	return r == 0 || ((a[n] ^ b[n]) & (uint8_t)(0xff << (8 - r))) == 0;
 }
 
+/* The client a linear scan finds for addr: the longest prefix holding it. */
+static const struct tw_srv_client *scan(const struct tw_srv_clients *t,
+					const struct tw_srv_addr *addr)
+{
+	const struct tw_srv_client *best = NULL;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct tw_srv_client *c = &t->v[i];
+
+		if (c->net.family == addr->family && prefix_eq(c->net.a, addr->a, c->prefix) &&
+		    (best == NULL || c->prefix > best->prefix))
+			best = c;
+	}
+	return best;
+}
+
+/* tw_srv_clients_find agrees with the scan for addr. */
+static void probe(const struct tw_srv_clients *t, const struct tw_srv_addr *addr)
+{
+	if (tw_srv_clients_find(t, addr) != scan(t, addr))
+		abort();
+}
+
 static void check_clients(const struct tw_srv_clients *t)
 {
+	static const struct tw_srv_addr fixed[] = {
+		{ 4, { 0 } }, { 6, { 0 } }, { 0, { 0 } },
+		{ 4, { 255, 255, 255, 255 } },
+		{ 6, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+		       0xff, 0xff, 0xff, 0xff } },
+		{ 4, { 127, 0, 0, 1 } }, { 4, { 10, 20, 30, 40 } },
+	};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		probe(t, &fixed[i]);
 	if (t->n == 0 || t->n > t->cap)
 		abort();
 	for (size_t i = 0; i < t->n; i++) {
@@ -122,10 +163,25 @@ static void check_clients(const struct tw_srv_clients *t)
 		if (d == NULL || d->net.family != c->net.family || d->prefix < c->prefix ||
 		    !prefix_eq(d->net.a, c->net.a, d->prefix))
 			abort();
+		/* its network, and next to it: the last bit of the prefix
+		 * and the last bit of the address flipped */
+		probe(t, &c->net);
+		{
+			struct tw_srv_addr a = c->net;
+			unsigned bits = c->net.family == 4 ? 32 : 128;
+
+			if (c->prefix > 0) {
+				a.a[(c->prefix - 1) / 8] ^= (uint8_t)(0x80 >> ((c->prefix - 1) % 8));
+				probe(t, &a);
+			}
+			a = c->net;
+			a.a[(bits - 1) / 8] ^= 1;
+			probe(t, &a);
+		}
 	}
 }
 
-static void check_config(const struct tw_srv_config *c)
+static void check_config(const struct tw_srv_config *c, const char *config_file)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -155,7 +211,7 @@ static void check_config(const struct tw_srv_config *c)
 		abort();
 	if (c->store[0] == '\0' || c->network_name[0] == '\0' ||
 	    strlen(c->realm) > TW_EAP_REALM_MAX || strchr(c->realm, '@') != NULL ||
-	    strcmp(c->config_file, path) != 0)
+	    strcmp(c->config_file, config_file) != 0)
 		abort();
 	if (tw_srv_sockaddr_parse(&ss, &sl, c->listen, TW_SRV_DEFAULT_PORT) != TW_OK ||
 	    (c->metrics[0] != '\0' && tw_srv_sockaddr_parse(&ss, &sl, c->metrics, 9812) != TW_OK))
@@ -171,6 +227,23 @@ static void check_config(const struct tw_srv_config *c)
 		seen |= (uint8_t)(1u << c->methods[i]);
 	}
 	check_clients(&c->clients);
+}
+
+/* The command-line clients of a are in b with their secrets. */
+static void check_cmdline_kept(const struct tw_srv_clients *a, const struct tw_srv_clients *b)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const struct tw_srv_client *c = &a->v[i], *d = NULL;
+
+		if (!c->from_cmdline)
+			continue;
+		for (size_t j = 0; j < b->n && d == NULL; j++)
+			if (tw_srv_addr_eq(&b->v[j].net, &c->net) && b->v[j].prefix == c->prefix)
+				d = &b->v[j];
+		if (d == NULL || !d->from_cmdline || d->key.len != c->key.len ||
+		    memcmp(d->key.secret, c->key.secret, c->key.len) != 0)
+			abort();
+	}
 }
 
 /* The reloaded table has the same networks with the same secrets. */
@@ -309,6 +382,13 @@ static void check_refusal(const uint8_t *text, size_t len, const char *err)
 	}
 }
 
+/* A --config value the harness lets through: one that is refused before
+ * anything is opened (empty, or too long for a path). */
+static bool harmless_config(const char *v)
+{
+	return v != NULL && (v[0] == '\0' || strlen(v) >= TW_SRV_PATH_MAX);
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static char args[4096];
@@ -316,36 +396,53 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct tw_srv_config c;
 	struct tw_srv_clients re;
 	char err[ERR_MAX];
-	int argc = 3, rc;
+	int argc = 3, first, rc;
 	size_t text_len;
+	unsigned where;
+	bool cut;
 
 	if (size == 0)
 		return 0;
+	where = data[0] >> 1 & 3;
+	cut = data[0] & 8;
 	text_len = size - 1;
-	if (data[0] & 1) {
-		const uint8_t *nul = memchr(data + 1, '\0', size - 1);
+	first = where == 1 ? 1 : 3;
+	argc = first;
+	if ((data[0] & 1) || where == 1) {
+		/* with no --config, the arguments start at once */
+		const uint8_t *nul = where == 1 ? data : memchr(data + 1, '\0', size - 1);
 
 		if (nul != NULL) {
-			size_t alen = size - 1 - (size_t)(nul - (data + 1)) - 1;
+			size_t alen = size - (size_t)(nul - data) - 1;
 			char *p = args;
 
-			text_len = (size_t)(nul - (data + 1));
+			text_len = where == 1 ? 0 : (size_t)(nul - (data + 1));
 			if (alen >= sizeof(args))
 				return 0;
 			memcpy(args, nul + 1, alen);
 			args[alen] = '\0';
 			while (p <= args + alen && argc < 3 + MAX_ARGS) {
-				if (strcmp(p, "--config") == 0 || strncmp(p, "--config=", 9) == 0)
-					return 0;
 				argv[argc++] = p;
 				p += strlen(p) + 1;
 			}
 			if (alen == 0)
-				argc = 3;
+				argc = first;
 		}
 	}
+	/* no other file is opened: a --config of the input's must be refused
+	 * before (the value of another option may look like one; skipped too) */
+	for (int i = first; i < argc; i++) {
+		if (strncmp(argv[i], "--config=", 9) == 0 && !harmless_config(argv[i] + 9))
+			return 0;
+		if (strcmp(argv[i], "--config") == 0 &&
+		    !harmless_config(i + 1 < argc ? argv[i + 1] : ""))
+			return 0;
+	}
 	put_file(data + 1, text_len);
-	argv[2] = path;
+	/* where: 0 the memfd, 1 no --config, 2 a file that does not exist,
+	 * 3 a directory (it opens, but cannot be read) */
+	if (where != 1)
+		argv[2] = where == 2 ? "/nonexistent/twagd.conf" : where == 3 ? "/" : path;
 	argv[argc] = NULL;
 
 	tw_srv_config_defaults(&c);
@@ -358,7 +455,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			if (is_control(*p))
 				abort();
 		tw_srv_config_free(&c);
-		if (argc == 3)
+		if (argc == 3 && where == 0)
 			check_refusal(data + 1, text_len, err);
 		return 0;
 	}
@@ -366,13 +463,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		tw_srv_config_free(&c);
 		return 0;
 	}
-	check_config(&c);
+	if (where >= 2)
+		abort(); /* a file that cannot be read is never a configuration */
+	check_config(&c, where == 0 ? path : "");
+	/* SIGHUP: the same file, or (cut) the file edited to its first half */
+	if (cut)
+		put_file(data + 1, text_len / 2);
 	err[0] = '\0';
-	if (tw_srv_config_reload_clients(&c, &re, err, sizeof(err)) != TW_OK)
+	rc = tw_srv_config_reload_clients(&c, &re, err, sizeof(err));
+	if (rc == TW_OK) {
+		if (!cut)
+			check_reload(&c.clients, &re);
+		check_cmdline_kept(&c.clients, &re);
+		check_clients(&re);
+		tw_srv_clients_free(&re);
+	} else if (!cut || rc != TW_ERR_INVAL || err[0] == '\0' || re.n != 0 ||
+		   re.v != NULL) {
 		abort();
-	check_reload(&c.clients, &re);
-	check_clients(&re);
-	tw_srv_clients_free(&re);
+	}
 	tw_srv_config_free(&c);
 	return 0;
 }
