@@ -9,8 +9,9 @@
 # its profile is merged with llvm-profdata and `llvm-cov report` counts the
 # branches of the decoder's own source files (the table below), not of
 # everything the target happens to link. OUT (default
-# tests/fuzz/COVERAGE.md) gets a Markdown table, and then
-# tests/fuzz/coverage_notes.md: why a file stays below 90 %.
+# tests/fuzz/COVERAGE.md) gets a Markdown table, the same counts within
+# the functions the corpus enters (with the names of those it does not),
+# and then tests/fuzz/coverage_notes.md: why a file stays below 90 %.
 set -eu
 build=${1:?usage: coverage.sh BUILD_DIR [OUT]}
 out=${2:-tests/fuzz/COVERAGE.md}
@@ -54,7 +55,9 @@ fi
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 
 table="$work/table.md"
+entered="$work/entered.md"
 : >"$table"
+: >"$entered"
 low=0
 while read -r name files; do
 	[ -n "$name" ] || continue
@@ -74,16 +77,27 @@ while read -r name files; do
 	tb=0
 	tc=0
 	for f in $files; do
-		# the TOTAL row of a one-file report: ... Branches Missed Cover
-		read -r b m < <("$cov" report "$bin" -instr-profile="$work/$name.profdata" "$f" |
-			awk '$1 == "TOTAL" { print $(NF-2), $(NF-1) }')
-		b=${b:-0}
-		m=${m:-0}
+		# per function: Name Regions Miss Cover Lines Miss Cover
+		# Branches Miss Cover; a function is entered when one of its
+		# regions ran. Sums: all, entered, and the names of the rest.
+		read -r b m eb em nf names < <("$cov" report "$bin" \
+			-instr-profile="$work/$name.profdata" -show-functions "$f" |
+			awk 'NF == 10 && $1 != "TOTAL" && $2 ~ /^[0-9]+$/ {
+				n = $1; sub(/^.*:/, "", n)
+				b += $8; m += $9
+				if ($3 < $2) { eb += $8; em += $9 }
+				else if ($8 > 0) { nf++; names = names (names ? ", " : "") n }
+			}
+			END { print b + 0, m + 0, eb + 0, em + 0, nf + 0, names }')
 		c=$((b - m))
+		ec=$((eb - em))
 		tb=$((tb + b))
 		tc=$((tc + c))
 		pct=$(awk -v b="$b" -v c="$c" 'BEGIN { printf b ? "%.1f" : "-", b ? 100 * c / b : 0 }')
+		epct=$(awk -v b="$eb" -v c="$ec" 'BEGIN { printf b ? "%.1f" : "-", b ? 100 * c / b : 0 }')
 		printf '| %s | `%s` | %d | %d | %s |\n' "$name" "$f" "$b" "$c" "$pct" >>"$table"
+		printf '| %s | `%s` | %d | %d | %s | %s |\n' "$name" "$f" "$eb" "$ec" "$epct" \
+			"${names:--}" >>"$entered"
 		if [ "$b" -gt 0 ] && [ $((100 * c)) -lt $((90 * b)) ]; then
 			low=$((low + 1))
 		fi
@@ -111,6 +125,17 @@ done <<<"$targets"
 	echo "| target | source file(s) | branches | covered | % |"
 	echo "|---|---|---:|---:|---:|"
 	cat "$table"
+	echo
+	echo "## In the functions the corpus enters"
+	echo
+	echo "The same files, counting only the branches of the functions that the"
+	echo "target's corpus enters at all; the last column names the functions"
+	echo "with branches that it never enters (other APIs of the same file, or"
+	echo "code no input reached: the notes below say which)."
+	echo
+	echo "| target | source file | branches | covered | % | not entered |"
+	echo "|---|---|---:|---:|---:|---|"
+	cat "$entered"
 	if [ -f tests/fuzz/coverage_notes.md ]; then
 		echo
 		cat tests/fuzz/coverage_notes.md
