@@ -13,7 +13,10 @@
  * lists around the allowed ones, mode, ESN, replay window): tw_esp_sa_init
  * must accept exactly what esp.h and RFCs 4303, 3602, 2451, 4106, 2404,
  * 4868 and 2403 allow, and an accepted SA must carry the rest of the input
- * there and back, alone and in batches, and refuse a replayed packet.
+ * there and back, alone and in batches, refuse a replayed packet, stop
+ * when its counter would cycle (§3.3.3), and keep the anti-replay window
+ * of §3.4.3 and Appendix A (check_replay) over sequence numbers the input
+ * picks; the rest of the input is also looked up as a transform name.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -103,6 +106,66 @@ static bool config_ok(const struct tw_esp_config *c)
 }
 
 /*
+ * The anti-replay window (RFC 4303 §3.4.3, Appendix A): up to 8 packets
+ * with sequence numbers from the input (a base, then offsets), sent in
+ * that order by an SA whose counter is set before each, received by a
+ * fresh one. A packet is accepted exactly when it is new (above the
+ * highest yet, or inside the window and not seen) and, with ESN, its
+ * upper 32 bits are the ones Appendix A infers: it lies in
+ * [top - W + 1, top - W + 2^32]. Sequence number 0 is never sent.
+ */
+static void check_replay(const struct tw_esp_config *c, const uint8_t *d, size_t n)
+{
+	static const uint64_t bases[4] = { 0, 1000, 0xffffffffULL - 40, 0xffffffffULL - 300 };
+	static const uint8_t ip4[28] = { 0x45, 0, 0, 28, 0, 0, 0x40, 0, 0x40, 17, 0, 0,
+					 192, 0, 2, 1, 192, 0, 2, 2, 0, 53, 0, 53, 0, 8 };
+	static uint8_t out[256];
+	struct tw_esp_sa tx, rx;
+	struct tw_esp_view v;
+	uint64_t seen[8], top = 0, base, w;
+	unsigned n_seen = 0;
+	size_t len;
+
+	if (n < 2)
+		return;
+	if (tw_esp_sa_init(&tx, c) != TW_OK || tw_esp_sa_init(&rx, c) != TW_OK)
+		abort();
+	w = rx.replay.window;
+	base = bases[d[0] % 4];
+	for (size_t i = 1; i < n && i <= 8; i++) {
+		uint64_t seq = base + 1 + (uint64_t)d[i] * (d[0] & 4 ? 16 : 1);
+		bool fresh, ok;
+
+		if (!c->esn && seq > 0xffffffffULL)
+			continue; /* beyond a 32-bit counter */
+		tx.seq_out = seq - 1;
+		if (tw_esp_encap(&tx, c->mode == TW_ESP_TUNNEL ? 0 : 17, ip4, sizeof(ip4), out,
+				 sizeof(out), &len) != TW_OK)
+			abort();
+		fresh = seq > top;
+		if (!fresh && top - seq < w) {
+			fresh = true;
+			for (unsigned k = 0; k < n_seen; k++)
+				fresh &= seen[k] != seq;
+		}
+		ok = fresh;
+		if (c->esn)
+			ok = ok && seq + w >= top + 1 && seq + w < top + 1 + (1ULL << 32);
+		if ((tw_esp_decap(&rx, out, len, &v) == TW_OK) != ok || (ok && v.seq != seq))
+			abort();
+		if (ok) {
+			seen[n_seen++] = seq;
+			if (seq > top)
+				top = seq;
+			if (rx.replay.top != top)
+				abort();
+		}
+	}
+	tw_esp_sa_wipe(&tx);
+	tw_esp_sa_wipe(&rx);
+}
+
+/*
  * An SA from 7 octets of input (cipher, integrity, key and ICV lengths
  * from short lists around the allowed ones, mode, ESN, window), checked
  * against config_ok; an accepted one must carry the payload there and
@@ -187,6 +250,34 @@ static void check_config(const uint8_t *d, size_t size)
 		if (p[i].view.seq != (uint64_t)i + 1 || p[i].view.len != plen ||
 		    memcmp(out[i] + p[i].view.off, payload, plen) != 0)
 			abort();
+	/* RFC 4303 §3.3.3: a counter that would cycle stops the SA */
+	tx.seq_out = c.esn ? UINT64_MAX : 0xffffffffULL;
+	if (tw_esp_encap(&tx, c.mode == TW_ESP_TUNNEL ? 0 : 17, payload, plen, out[0],
+			 sizeof(out[0]), &n) != TW_ERR_STATE)
+		abort();
+	check_replay(&c, payload, plen);
+	/* the rest of the input as a transform name: found exactly when it
+	 * is one of the names esp.h lists */
+	{
+		static const char *const all[] = {
+			"aes-gcm-128", "aes-gcm-256", "aes-cbc-128-hmac-sha1",
+			"aes-cbc-256-hmac-sha1", "aes-cbc-128-hmac-sha256",
+			"aes-cbc-256-hmac-sha256", "3des-cbc-hmac-sha1", "aes-cbc-128-hmac-md5",
+			"null-hmac-sha1", "null-hmac-md5", "null",
+		};
+		char name[32];
+		struct tw_esp_config t;
+		size_t k = plen < sizeof(name) - 1 ? plen : sizeof(name) - 1;
+		bool known = false;
+
+		memcpy(name, payload, k);
+		name[k] = '\0';
+		for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+			known |= strcmp(name, all[i]) == 0;
+		rc = tw_esp_transform(name, &t);
+		if (rc != (known ? TW_OK : TW_ERR_NOTFOUND))
+			abort();
+	}
 out:
 	tw_esp_sa_wipe(&tx);
 	tw_esp_sa_wipe(&rx);
