@@ -162,7 +162,8 @@ COV_DIR ?= build-cov
 fuzz-cov:
 	@$(MAKE) --no-print-directory BUILD=$(COV_DIR) CC=clang \
 		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fprofile-instr-generate -fcoverage-mapping' \
-		LDFLAGS='-fprofile-instr-generate' $(FUZZ_NAMES:%=$(COV_DIR)/fuzz/fuzz_%)
+		LDFLAGS='-fprofile-instr-generate' $(FUZZ_NAMES:%=$(COV_DIR)/fuzz/fuzz_%) \
+		$(COV_DIR)/tests/cpu_levels
 	@tests/fuzz/coverage.sh $(COV_DIR) tests/fuzz/COVERAGE.md
 
 $(CT_CHECK): $(BUILD)/tests/ct/ct_check.o $(LIB)
