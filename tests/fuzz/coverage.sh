@@ -33,7 +33,7 @@ hex         tools/twag/cli_text.c src/common/hex.c
 radius      src/proto/radius.c
 server      src/server/worker.c
 sim_server  src/eap/sim_server.c src/eap/sim_peer.c
-simaka      src/eap/simaka_attr.c
+simaka      src/eap/simaka_attr.c src/eap/simaka_crypto.c
 simaka_encr src/eap/simaka_crypto.c
 suci        src/auth/suci.c
 wlcp        src/proto/wlcp.c
