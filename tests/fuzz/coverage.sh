@@ -34,7 +34,7 @@ radius      src/proto/radius.c
 server      src/server/worker.c
 sim_server  src/eap/sim_server.c src/eap/sim_peer.c
 simaka      src/eap/simaka_attr.c src/eap/simaka_crypto.c
-simaka_encr src/eap/simaka_crypto.c
+simaka_encr src/eap/simaka_crypto.c src/eap/simaka_attr.c
 suci        src/auth/suci.c
 wlcp        src/proto/wlcp.c
 '
