@@ -11,6 +11,7 @@
  * the PN at 2^48 - 2, bit 3 sets SPP A-MSDU, bits 4-7 are a small PN
  * start otherwise).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -174,6 +175,23 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	    (err == TW_OK && (m.out_len != ol || memcmp(out, out2, ol) != 0)))
 		abort();
 	check_encap(data[0], &key, data + 1, size - 1);
+	/* tw_ccmp_key_init of a cipher, TK length and Key ID from the last
+	 * octets: exactly the suites, lengths and IDs ccmp.h names */
+	if (size >= 3) {
+		static const size_t lens[4] = { 16, 32, 24, 0 };
+		struct tw_ccmp_key k2;
+		unsigned cipher = data[size - 1] % 6, id = data[size - 2] % 5;
+		size_t tl = lens[(data[size - 1] >> 4) & 3];
+		bool ok = cipher >= 1 && cipher <= 4 && id <= 3 &&
+			  tl == (cipher == TW_CCMP_128 || cipher == TW_GCMP_128 ? 16 : 32);
+
+		if ((tw_ccmp_key_init(&k2, (enum tw_ccmp_cipher)cipher, tk, tl, id) == TW_OK) != ok ||
+		    (ok && (k2.cipher != cipher || k2.key_id != id ||
+			    tw_ccmp_mic_len(&k2) != (cipher == TW_CCMP_128 ? 8 : 16))))
+			abort();
+		if (ok)
+			tw_ccmp_key_wipe(&k2);
+	}
 	tw_ccmp_key_wipe(&key);
 	return 0;
 }
