@@ -132,10 +132,11 @@ $(BUILD)/fuzz/fuzz_hex $(BUILD)/lf_hex: $(BUILD)/tools/twag/cli_text.o
 $(BUILD)/fuzz/fuzz_csv $(BUILD)/lf_csv: $(BUILD)/tools/twag/csv.o $(BUILD)/tools/twag/sub_text.o
 
 # Inputs longer than 512 octets, for targets whose limits lie beyond it.
-# config: a line longer than twagd.conf lines may be (2047 characters);
+# config: docs/twagd.conf.example whole (5 KB), a line longer than twagd.conf
+# lines may be (2047 characters);
 # csv: a line of more than CSV_LINE_MAX (1024) characters, more records
 # than the first allocation (64)
-FUZZ_MAXLEN := config=4096 csv=4096
+FUZZ_MAXLEN := config=8192 csv=4096
 
 # libFuzzer builds (clang): own directory, ASan+UBSan, each run for
 # FUZZ_TIME s over a scratch copy of its seed corpus (new findings are not
