@@ -2,7 +2,10 @@
  * Fuzz target: the EAP-AKA / EAP-AKA' server engine (RFC 4187, RFC 9048)
  * fed arbitrary EAP responses in each state. Input: one mode octet (bit 0:
  * AKA or AKA'; bits 1-2: the state to reach first: initial, after
- * EAP-Request/Identity, at the challenge, at an AKA-Identity round), then
+ * EAP-Request/Identity, at the challenge, at an AKA-Identity round; bits
+ * 3, 4, 5: no pseudonyms, no fast re-authentication, no result
+ * indications; bit 6: a store that knows every pseudonym and re-auth id;
+ * bit 7: a re-auth limit of 3, and without bit 6 no store at all), then
  * packets, each as a 2-octet length and its octets. A vector request is
  * answered with a fixed vector. Invariants: no crash or overread, outputs
  * within the buffer, and never TW_EAP_ACCEPT (random input cannot carry
@@ -59,6 +62,41 @@ static const struct tw_eap_identity_ops ops = {
 	.random = f_random,
 };
 
+/* A store that knows every identity: any pseudonym is one IMSI's, any
+ * re-auth id has a state for the method the server runs (fixed keys,
+ * the counter from the id's last octet). */
+static uint8_t ra_method;
+
+static int f_found(void *arg, const uint8_t *p, size_t len, char imsi[16], size_t *imsi_len)
+{
+	(void)arg, (void)p, (void)len;
+	memcpy(imsi, "001010123456789", 16);
+	*imsi_len = 15;
+	return TW_OK;
+}
+
+static int f_ra_found(void *arg, const uint8_t *id, size_t len, struct tw_eap_reauth_state *st)
+{
+	(void)arg;
+	memset(st, 0, sizeof(*st));
+	st->method = ra_method;
+	memcpy(st->imsi, "001010123456789", 16);
+	st->imsi_len = 15;
+	st->counter = len ? id[len - 1] % 20 : 1;
+	memset(st->k_encr, 0x21, sizeof(st->k_encr));
+	memset(st->k_aut, 0x22, sizeof(st->k_aut));
+	st->k_aut_len = ra_method == TW_EAP_TYPE_AKA_PRIME ? 32 : 16;
+	memset(st->mk, 0x23, sizeof(st->mk));
+	memset(st->k_re, 0x24, sizeof(st->k_re));
+	return TW_OK;
+}
+
+static const struct tw_eap_identity_ops ops_found = {
+	.pseudonym_lookup = f_found, .pseudonym_store = f_store_ps,
+	.reauth_lookup = f_ra_found, .reauth_store = f_store_ra,
+	.random = f_random,
+};
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static const char ident[] = "6001010123456789@wlan.example";
@@ -84,6 +122,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	unsigned st = (mode >> 1) & 3;
 	if (st == 3)
 		cfg.id_policy = TW_EAP_ID_ALWAYS_ANY;
+	/* bits 3-7: the server's settings and what its store knows */
+	cfg.pseudonyms = !(mode & 8);
+	cfg.fast_reauth = !(mode & 16);
+	cfg.result_ind = !(mode & 32);
+	ra_method = method;
+	if (mode & 64)
+		cfg.ops = &ops_found;
+	if (mode & 128) {
+		cfg.reauth_limit = 3;
+		if (!(mode & 64))
+			cfg.ops = NULL;
+	}
 	memset(&v, 0x11, sizeof(v));
 	v.autn[6] = 0x80;
 	v.xres_len = 8;
