@@ -6,6 +6,8 @@
 #   make demo       CLI help and a worked Milenage example
 #   make bench      the benchmark
 #   make SANITIZER=address|undefined test
+#   make fuzz FUZZ_TIME=S   every libFuzzer target S seconds (clang; default 10)
+#   make fuzz-cov   branch coverage of each decoder by its corpus: tests/fuzz/COVERAGE.md
 #
 # Sanitizer builds go to their own directory so objects never mix.
 
@@ -69,7 +71,10 @@ CT_CHECK := $(BUILD)/tests/ct_check
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
 FUZZ_BIN := $(FUZZ_NAMES:%=$(BUILD)/fuzz/fuzz_%)
+# make fuzz FUZZ_TIME=S: each libFuzzer target runs S seconds (default 10);
+# FUZZ_SECONDS is the older name, and FUZZ_TIME wins when both are given.
 FUZZ_SECONDS ?= 10
+FUZZ_TIME ?= $(FUZZ_SECONDS)
 FUZZ_DIR ?= build-fuzz
 
 # Naming the objects in an explicit rule keeps make from treating them as
@@ -77,7 +82,7 @@ FUZZ_DIR ?= build-fuzz
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/cpu_levels.o \
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
-.PHONY: all test test-run run demo bench bench-gateway deps clean objs fuzz
+.PHONY: all test test-run run demo bench bench-gateway deps clean objs fuzz fuzz-cov
 all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
@@ -117,25 +122,51 @@ $(BUILD)/tests/test_udp_gso: override LDFLAGS += -Wl,--wrap=sendmmsg
 
 $(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(BUILD)/tests/fuzz/driver.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
 
-# libFuzzer builds (clang): own directory, ASan+UBSan, each run briefly over
-# a scratch copy of its seed corpus (new findings are not committed blindly).
+# The libFuzzer program of a target (what `make fuzz` builds in FUZZ_DIR).
+$(BUILD)/lf_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
+	$(CC) -fsanitize=fuzzer $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIB) $(LDLIBS)
+
+# Targets of the CLI's parsers link the CLI objects that hold them.
+$(BUILD)/fuzz/fuzz_hex $(BUILD)/lf_hex: $(BUILD)/tools/twag/cli_text.o
+$(BUILD)/fuzz/fuzz_csv $(BUILD)/lf_csv: $(BUILD)/tools/twag/csv.o $(BUILD)/tools/twag/sub_text.o
+
+# Inputs longer than 512 octets, for targets whose limits lie beyond it.
+# config: docs/twagd.conf.example whole (5 KB), a line longer than twagd.conf
+# lines may be (2047 characters);
+# csv: a line of more than CSV_LINE_MAX (1024) characters, more records
+# than the first allocation (64)
+FUZZ_MAXLEN := config=8192 csv=4096
+
+# libFuzzer builds (clang): own directory, ASan+UBSan, each run for
+# FUZZ_TIME s over a scratch copy of its seed corpus (new findings are not
+# committed blindly).
 fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR) CC=clang \
 		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fsanitize=fuzzer-no-link,address,undefined' \
-		LDFLAGS='-fsanitize=address,undefined' $(FUZZ_DIR)/libtwag.a \
-		$(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_DIR)/tests/fuzz/%.o)
+		LDFLAGS='-fsanitize=address,undefined' $(FUZZ_NAMES:%=$(FUZZ_DIR)/lf_%)
 	@set -e; for n in $(FUZZ_NAMES); do \
-		clang -fsanitize=fuzzer,address,undefined -o $(FUZZ_DIR)/lf_$$n \
-			$(FUZZ_DIR)/tests/fuzz/fuzz_$$n.o $(FUZZ_DIR)/libtwag.a $(LDLIBS); \
+		ml=512; for p in $(FUZZ_MAXLEN); do [ "$${p%%=*}" != $$n ] || ml=$${p#*=}; done; \
 		rm -rf $(FUZZ_DIR)/corpus_$$n; cp -r tests/fuzz/corpus/$$n $(FUZZ_DIR)/corpus_$$n; \
-		echo "fuzz $$n: $(FUZZ_SECONDS) s"; \
-		$(FUZZ_DIR)/lf_$$n -max_total_time=$(FUZZ_SECONDS) -max_len=512 \
+		echo "fuzz $$n: $(FUZZ_TIME) s"; \
+		$(FUZZ_DIR)/lf_$$n -max_total_time=$(FUZZ_TIME) -max_len=$$ml \
 			-print_final_stats=0 $(FUZZ_DIR)/corpus_$$n 2>$(FUZZ_DIR)/lf_$$n.log \
 			|| { tail -40 $(FUZZ_DIR)/lf_$$n.log; exit 1; }; \
 		grep -E '^#[0-9]+.*DONE' $(FUZZ_DIR)/lf_$$n.log | tail -1; \
 	done
+
+# Branch coverage of each decoder by its committed corpus: the plain
+# readers built with clang's source-based coverage (no sanitizers) in
+# COV_DIR, run and reported by tests/fuzz/coverage.sh into
+# tests/fuzz/COVERAGE.md (needs llvm-profdata-14 and llvm-cov-14).
+COV_DIR ?= build-cov
+fuzz-cov:
+	@$(MAKE) --no-print-directory BUILD=$(COV_DIR) CC=clang \
+		CFLAGS='-std=c11 -O1 -g $(WARN) -fPIC -fprofile-instr-generate -fcoverage-mapping' \
+		LDFLAGS='-fprofile-instr-generate' $(FUZZ_NAMES:%=$(COV_DIR)/fuzz/fuzz_%) \
+		$(COV_DIR)/tests/cpu_levels
+	@tests/fuzz/coverage.sh $(COV_DIR) tests/fuzz/COVERAGE.md
 
 $(CT_CHECK): $(BUILD)/tests/ct/ct_check.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)

@@ -230,8 +230,9 @@ TW_MUST_CHECK int tw_eap_mint_id(const struct tw_eap_server_cfg *cfg,
 				 uint8_t *out, size_t max, size_t *out_len);
 
 /* The peer's identity for a method: re-auth id if allow_reauth and one is
- * kept for this method, else pseudonym ("@realm" added) if allowed, else
- * the permanent identity digit | IMSI [@realm]. *kind says which. */
+ * kept for this method, else pseudonym ("@realm" added) if allowed and the
+ * result is an NAI of at most TW_EAP_ID_MAX octets, else the permanent
+ * identity digit | IMSI [@realm]. *kind says which. */
 TW_MUST_CHECK int tw_eap_peer_identity(const struct tw_eap_peer_cfg *cfg,
 				       const struct tw_eap_peer_ids *ids,
 				       uint8_t method, bool allow_reauth,

@@ -148,8 +148,10 @@ TW_MUST_CHECK int tw_esp_transform(const char *name, struct tw_esp_config *cfg);
  * Prepares an SA (keys expanded, HMAC states precomputed, empty replay
  * window, sequence counter 0). Returns TW_ERR_LENGTH for a key length the
  * transform does not take, TW_ERR_INVAL for an unknown cipher/integ/mode,
- * SPI 0, GCM with a separate integrity transform, or NULL with no
- * integrity unless allow_null_null; TW_ERR_RANGE for a bad window.
+ * SPI 0, GCM with a separate integrity transform, NULL with no integrity
+ * unless allow_null_null, or AES-CBC/3DES with ESN and no integrity
+ * (nothing would check the inferred high half, RFC 4303 §2.2.1);
+ * TW_ERR_RANGE for a bad window.
  */
 TW_MUST_CHECK int tw_esp_sa_init(struct tw_esp_sa *sa,
 				 const struct tw_esp_config *cfg);

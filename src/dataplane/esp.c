@@ -148,6 +148,14 @@ int tw_esp_sa_init(struct tw_esp_sa *sa, const struct tw_esp_config *cfg)
 	if ((cfg->enc_key_len != 0 && cfg->enc_key == NULL) ||
 	    (cfg->auth_key_len != 0 && cfg->auth_key == NULL))
 		return TW_ERR_INVAL;
+	/* §2.2.1: the high 32 bits of an ESN are never sent; the receiver
+	 * infers them (Appendix A2) and only the ICV confirms the guess.
+	 * Without integrity a wrong guess is taken, and one packet from
+	 * before the window moves it 2^32 ahead of every later one. (The
+	 * NULL/NULL baseline, allow_null_null, is never for the wire.) */
+	if (cfg->esn && cfg->integ == TW_ESP_AUTH_NONE &&
+	    (cfg->cipher == TW_ESP_ENC_AES_CBC || cfg->cipher == TW_ESP_ENC_3DES_CBC))
+		return TW_ERR_INVAL;
 	sa->spi = cfg->spi;
 	sa->cipher = cfg->cipher;
 	sa->integ = cfg->integ;

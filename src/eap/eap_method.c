@@ -127,8 +127,13 @@ int tw_eap_peer_identity(const struct tw_eap_peer_cfg *cfg,
 		*kind = TW_NAI_REAUTH;
 		return TW_OK;
 	}
+	/* RFC 7542 §2.3: with its realm a pseudonym must still be an NAI of
+	 * at most 253 octets; a longer one (the server's choice) is not used,
+	 * the permanent identity is */
 	if (ids != NULL && allow_pseudonym && cfg->use_pseudonym &&
-	    ids->pseudonym_len && ids->pseudonym_method == method) {
+	    ids->pseudonym_len && ids->pseudonym_method == method &&
+	    ids->pseudonym_len + (cfg->realm != NULL && cfg->realm_len ? 1 + cfg->realm_len : 0) <=
+		    TW_EAP_ID_MAX) {
 		rc = append(out, max, &len, ids->pseudonym, ids->pseudonym_len);
 		*kind = TW_NAI_PSEUDONYM;
 	} else {

@@ -429,6 +429,19 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 	return TW_ERR_INVAL;
 }
 
+/* At most 40 octets of s[0..n) for a message, which must stay one line
+ * (twagd's stderr, the log on SIGHUP): a control character (an argument's
+ * newline) becomes '?'. out holds 41. */
+static const char *word_of(char out[static 41], const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n && k < 40 && s[k] != 0; k++)
+		out[k] = (unsigned char)s[k] < 0x20 || s[k] == 0x7f ? '?' : s[k];
+	out[k] = 0;
+	return out;
+}
+
 static const struct opt *find_opt(const char *name, size_t len)
 {
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
@@ -488,10 +501,10 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 			 * SECRET" (no '=') must not put the secret into the
 			 * message, which SIGHUP writes to the log */
 			size_t kl = strcspn(key, " \t");
+			char word[41];
 
-			snprintf(err, err_len, "%s: unknown key '%.*s'%s", where,
-				 (int)(kl < 40 ? kl : 40), key,
-				 key[kl] != 0 ? " (key = value)" : "");
+			snprintf(err, err_len, "%s: unknown key '%s'%s", where,
+				 word_of(word, key, kl), key[kl] != 0 ? " (key = value)" : "");
 			rc = TW_ERR_INVAL;
 			break;
 		}
@@ -521,7 +534,7 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 {
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *val = NULL, *eq;
-		char where[64];
+		char where[64], word[41];
 		const struct opt *o;
 		size_t nlen;
 
@@ -530,7 +543,8 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 			 * named by position, echoed only if it looks like a
 			 * mistyped option */
 			if (a[0] == '-')
-				snprintf(err, err_len, "unexpected argument '%.40s' (see --help)", a);
+				snprintf(err, err_len, "unexpected argument '%s' (see --help)",
+					 word_of(word, a, 40));
 			else
 				snprintf(err, err_len,
 					 "unexpected argument %d: not an --option (see --help)", i);
@@ -540,7 +554,7 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 		eq = strchr(name, '=');
 		nlen = eq != NULL ? (size_t)(eq - name) : strlen(name);
 		o = find_opt(name, nlen);
-		snprintf(where, sizeof(where), "--%.*s", (int)(nlen < 40 ? nlen : 40), name);
+		snprintf(where, sizeof(where), "--%s", word_of(word, name, nlen));
 		if (o == NULL) {
 			snprintf(err, err_len, "%s: unknown option (see --help)", where);
 			return TW_ERR_INVAL;

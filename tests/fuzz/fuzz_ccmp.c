@@ -6,8 +6,12 @@
  * 256-bit ciphers) so seeds can be valid frames. Invariants: no crash or
  * overread; a success yields header || body of size - 8 - MIC octets and
  * moves the replay counter to the PN; the batch path agrees with the
- * single call; a failure leaves the counter alone.
+ * single call; a failure leaves the counter alone. The same octets are
+ * also an MPDU to encapsulate (check_encap; the selector's bit 2 starts
+ * the PN at 2^48 - 2, bit 3 sets SPP A-MSDU, bits 4-7 are a small PN
+ * start otherwise).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +23,115 @@ static const uint8_t tk[32] = {
 	0xc9, 0x7c, 0x1f, 0x67, 0xce, 0x37, 0x11, 0x85, 0x51, 0x4a, 0x8a, 0x19, 0xf2, 0xbd, 0xd5, 0x2f,
 	0xc9, 0x7c, 0x1f, 0x67, 0xce, 0x37, 0x11, 0x85, 0x51, 0x4a, 0x8a, 0x19, 0xf2, 0xbd, 0xd5, 0x2f,
 };
+
+/*
+ * The encapsulation side on the input as an MPDU (header || body): with a
+ * key whose SPP A-MSDU flag and a PN start the selector picks, a frame
+ * that encapsulates decapsulates back to itself with the Protected bit
+ * set, once (then TW_ERR_REPLAY), not under another Key ID
+ * (TW_ERR_NOTFOUND), nor with a bit of its body or MIC flipped
+ * (TW_ERR_AUTH, with nothing of the plaintext left in out); the PN space
+ * ends at 2^48 - 1 (TW_ERR_RANGE); and a batch of copies, each with its
+ * own PN state, encapsulates to the same octets and decapsulates through
+ * one receiver as the single calls do in turn (one accepted, the rest
+ * replays).
+ */
+static void check_encap(unsigned sel, const struct tw_ccmp_key *key0, const uint8_t *frame,
+			size_t len)
+{
+	static uint8_t enc[2100], dec[2100], bad[2100], many[9][2100], opened[9][2100];
+	struct tw_ccmp_key key = *key0, other = *key0;
+	struct tw_ccmp_tx tx, txs[9];
+	struct tw_ccmp_rx rx, rx1;
+	struct tw_ccmp_mpdu m[9];
+	size_t el = 0, dl = 0, bl;
+	unsigned n = 1 + (len ? frame[len - 1] : 0) % 9;
+	uint64_t pn = 0, start = sel & 4 ? TW_CCMP_PN_MAX - 1 : sel >> 4;
+	int rc;
+
+	key.spp_amsdu = sel & 8;
+	other.key_id = 3;
+	tx.pn = start;
+	rc = tw_ccmp_encap(&key, &tx, frame, len, enc, sizeof(enc), &el);
+	/* the same through the batch, n copies each with its own PN state */
+	memset(m, 0, sizeof(m));
+	for (unsigned i = 0; i < n; i++) {
+		txs[i].pn = start;
+		m[i].key = &key;
+		m[i].tx = &txs[i];
+		m[i].in = frame;
+		m[i].in_len = len;
+		m[i].out = many[i];
+		m[i].out_cap = sizeof(many[i]);
+	}
+	if (tw_ccmp_encap_batch(m, n) != rc)
+		abort();
+	for (unsigned i = 0; i < n; i++)
+		if (m[i].status != rc || (rc == TW_OK && (m[i].out_len != el || m[i].pn != tx.pn ||
+							  memcmp(many[i], enc, el) != 0)))
+			abort();
+	if (rc != TW_OK)
+		return;
+	if (tx.pn != start + 1 || el != len + 8 + tw_ccmp_mic_len(&key))
+		abort();
+	tw_ccmp_rx_init(&rx);
+	if (tw_ccmp_decap(&other, &rx, enc, el, dec, sizeof(dec), &dl, &pn) != TW_ERR_NOTFOUND ||
+	    tw_ccmp_decap(&key, &rx, enc, el, dec, sizeof(dec), &dl, &pn) != TW_OK ||
+	    pn != start + 1 || dl != len)
+		abort();
+	/* header || body again, with the Protected bit (FC bit 14) set */
+	if ((dec[1] & 0x40) == 0 || dec[0] != frame[0] || (dec[1] & ~0x40) != (frame[1] & ~0x40) ||
+	    memcmp(dec + 2, frame + 2, len - 2) != 0)
+		abort();
+	if (tw_ccmp_decap(&key, &rx, enc, el, dec, sizeof(dec), &dl, &pn) != TW_ERR_REPLAY)
+		abort();
+	/* the copies through one receiver: the first opens, the rest are
+	 * replays of its PN */
+	tw_ccmp_rx_init(&rx1);
+	for (unsigned i = 0; i < n; i++) {
+		m[i].rx = &rx1;
+		m[i].in = many[i];
+		m[i].in_len = el;
+		m[i].out = opened[i];
+		m[i].status = -1;
+	}
+	if (tw_ccmp_decap_batch(m, n) != (n > 1 ? TW_ERR_REPLAY : TW_OK))
+		abort();
+	for (unsigned i = 0; i < n; i++)
+		if (m[i].status != (i == 0 ? TW_OK : TW_ERR_REPLAY) ||
+		    (i == 0 && (m[i].out_len != len || memcmp(opened[0], dec, len) != 0)))
+			abort();
+	/* a flipped bit in the MIC's last octet or the body's last octet:
+	 * refused, the counter unmoved, the body's place in out zero (the
+	 * header's length from the batch call above) */
+	size_t hdr = m[0].hdr_len, body = m[0].body_len;
+
+	if (hdr + body != len)
+		abort();
+	for (int k = 0; k < 2; k++) {
+		size_t at = k ? el - 1 : el - tw_ccmp_mic_len(&key) - 1;
+
+		if (k == 0 && body == 0)
+			continue;
+		memcpy(bad, enc, el);
+		bad[at] ^= 1;
+		tw_ccmp_rx_init(&rx1);
+		memset(dec, 0xa5, sizeof(dec));
+		if (tw_ccmp_decap(&key, &rx1, bad, el, dec, sizeof(dec), &bl, NULL) != TW_ERR_AUTH ||
+		    rx1.mic_failures != 1)
+			abort();
+		for (unsigned i = 0; i < TW_CCMP_NUM_RC; i++)
+			if (rx1.pn[i] != 0)
+				abort();
+		for (size_t i = hdr; i < len; i++)
+			if (dec[i] != 0)
+				abort();
+	}
+	/* the end of the PN space: no frame after 2^48 - 1 */
+	if (start == TW_CCMP_PN_MAX - 1 &&
+	    tw_ccmp_encap(&key, &tx, frame, len, enc, sizeof(enc), &el) != TW_ERR_RANGE)
+		abort();
+}
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
@@ -61,6 +174,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tw_ccmp_decap_batch(&m, 1) != err || m.status != err ||
 	    (err == TW_OK && (m.out_len != ol || memcmp(out, out2, ol) != 0)))
 		abort();
+	check_encap(data[0], &key, data + 1, size - 1);
+	/* tw_ccmp_key_init of a cipher, TK length and Key ID from the last
+	 * octets: exactly the suites, lengths and IDs ccmp.h names */
+	if (size >= 3) {
+		static const size_t lens[4] = { 16, 32, 24, 0 };
+		struct tw_ccmp_key k2;
+		unsigned cipher = data[size - 1] % 6, id = data[size - 2] % 5;
+		size_t tl = lens[(data[size - 1] >> 4) & 3];
+		bool ok = cipher >= 1 && cipher <= 4 && id <= 3 &&
+			  tl == (cipher == TW_CCMP_128 || cipher == TW_GCMP_128 ? 16 : 32);
+
+		if ((tw_ccmp_key_init(&k2, (enum tw_ccmp_cipher)cipher, tk, tl, id) == TW_OK) != ok ||
+		    (ok && (k2.cipher != cipher || k2.key_id != id ||
+			    tw_ccmp_mic_len(&k2) != (cipher == TW_CCMP_128 ? 8 : 16))))
+			abort();
+		if (ok)
+			tw_ccmp_key_wipe(&k2);
+	}
 	tw_ccmp_key_wipe(&key);
 	return 0;
 }

@@ -1,8 +1,12 @@
 /*
  * Fuzz target: EAP framing (tw_eap_decode) and, for EAP-Response/Identity,
  * the NAI parser. Invariants: no crash or overread; a decoded view lies
- * inside the input and re-encodes to the same Length octets.
+ * inside the input and re-encodes to the same Length octets (and not into
+ * a buffer one octet short); tw_eap_set_length writes the same Length
+ * field and refuses lengths outside 4..65535; tw_nai_mask_imsi of the
+ * input read as an IMSI agrees with a model of its header.
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,12 +15,40 @@
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
+/*
+ * tw_nai_mask_imsi of the input read as an IMSI, against its header: 6..15
+ * digits, else TW_ERR_DECODE; room for the text and a NUL, else
+ * TW_ERR_OVERFLOW; then MCC+MNC (6 digits, 5 below 11) and the last 4
+ * (none below 11) kept, '*' between.
+ */
+static void check_mask(const char *d, size_t n)
+{
+	char out[32];
+	bool digits = n >= 6 && n <= 15;
+	size_t head = n >= 11 ? 6 : 5, tail = n >= 11 ? 4 : 0;
+	int rc;
+
+	for (size_t i = 0; digits && i < n; i++)
+		digits = d[i] >= '0' && d[i] <= '9';
+	rc = tw_nai_mask_imsi(out, sizeof(out), d, n);
+	if ((rc == TW_OK) != digits || (!digits && rc != TW_ERR_DECODE))
+		abort();
+	if (!digits)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (out[i] != (i < head || i >= n - tail ? d[i] : '*'))
+			abort();
+	if (out[n] != '\0' || tw_nai_mask_imsi(out, n, d, n) != TW_ERR_OVERFLOW)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct tw_eap_view v;
 	uint8_t out[65536 + 8];
 	size_t n = 0;
 
+	check_mask((const char *)data, size);
 	if (tw_eap_decode(&v, data, size) != TW_OK)
 		return 0;
 	if (v.length > size || v.length < 4)
@@ -26,6 +58,18 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tw_eap_encode(out, sizeof(out), &n, v.code, v.id, v.type, v.data,
 			  v.data_len) != TW_OK || n != v.length ||
 	    memcmp(out, data, n) != 0)
+		abort();
+	/* one octet short of the packet; a Type-Data longer than a packet */
+	if (tw_eap_encode(out, n - 1, &n, v.code, v.id, v.type, v.data, v.data_len) == TW_OK ||
+	    tw_eap_encode(out, sizeof(out), &n, TW_EAP_RESPONSE, v.id, TW_EAP_TYPE_IDENTITY,
+			  out, TW_EAP_MAX_LEN - 4) == TW_OK)
+		abort();
+	/* the Length field set in place, as a packet built there is */
+	memcpy(out, data, v.length);
+	out[2] = out[3] = 0;
+	if (tw_eap_set_length(out, v.length) != TW_OK || memcmp(out, data, 4) != 0 ||
+	    tw_eap_set_length(out, TW_EAP_HDR_LEN - 1) == TW_OK ||
+	    tw_eap_set_length(out, TW_EAP_MAX_LEN + 1) == TW_OK)
 		abort();
 	if (v.type == TW_EAP_TYPE_IDENTITY && v.code == TW_EAP_RESPONSE) {
 		struct tw_nai nai;

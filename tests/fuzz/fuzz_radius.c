@@ -10,7 +10,17 @@
  * octet (with the Message-Authenticator recomputed under the fixed secret
  * when it came first, which must then agree with tw_radius_verify_request).
  * Every _ctx twin (prepared secret) gives the same verdicts and keys as
- * its plain function.
+ * its plain function, and every batch call (verify_requests_ctx,
+ * verify_responses_ctx, finish_requests_ctx, finish_responses_ctx, on up
+ * to 9 jobs with two secrets, more than one group of MD5 lanes) the same
+ * results and octets as the single call for each job; tw_radius_find
+ * gives the first attribute of each type. On the raw input: split into
+ * EAP-Message attributes it joins back (RFC 3579 §3.1), as MS-MPPE keys it
+ * gives the same octets by each of the three ways to add them and
+ * decrypts back (RFC 2548 §2.4.2), as a secret it is prepared exactly when
+ * it fits, and as a key attribute value it decrypts alike both ways; as a
+ * size and attributes for a builder, its sticky errors agree with a model
+ * and a failed reply leaves no MPPE key in the clear (check_sticky).
  *
  * Seeds (tests/fuzz/corpus/radius/) were written with Python hashlib/hmac
  * under the secret and Request Authenticator below: EAP Access-Requests
@@ -32,6 +42,257 @@ static const uint8_t req_auth[16] = {
 	0x75, 0x7a, 0x7a, 0x2d, 0x72, 0x65, 0x71, 0x21,
 };
 
+/* A second shared secret, longer than an MD5 block (its prepared MD5
+ * prefix then holds whole blocks). */
+static const uint8_t secret2[100] = "a shared secret longer than one MD5 block, so that its prefix state "
+				    "absorbs a whole block.";
+static struct tw_radius_secret ks2;
+
+enum { JOBS = 9 }; /* more than one group of MD5 lanes */
+
+/* The attributes of p (without a Message-Authenticator) into b. */
+static void put_attrs(struct tw_radius_builder *b, const struct tw_radius_pkt *p,
+		      const uint8_t *data)
+{
+	for (unsigned i = 0; i < p->n_attrs; i++)
+		if ((int)i != p->msg_auth)
+			tw_radius_add(b, p->attrs[i].type, data + p->attrs[i].off, p->attrs[i].len);
+}
+
+/*
+ * The batch calls against the single ones on p: verify_requests_ctx and
+ * verify_responses_ctx give each job the single call's rc, whatever the
+ * secrets and requirements of the others; finish_requests_ctx and
+ * finish_responses_ctx give the single call's rc, length and octets for
+ * packets rebuilt from p's attributes, with and without
+ * Message-Authenticator and MPPE keys left for the finish.
+ */
+static void check_batches(const struct tw_radius_pkt *p, const uint8_t *data,
+			  const struct tw_radius_secret *ks)
+{
+	static uint8_t one[JOBS][TW_RADIUS_MAX_LEN], many[JOBS][TW_RADIUS_MAX_LEN];
+	struct tw_radius_verify_job vj[JOBS];
+	struct tw_radius_verify_resp_job rj[JOBS];
+	struct tw_radius_finish_job fj[JOBS];
+	struct tw_radius_builder b1[JOBS], bm[JOBS];
+	unsigned n = 1 + p->id % JOBS;
+	uint8_t msk[64];
+
+	for (unsigned i = 0; i < n; i++) {
+		vj[i] = (struct tw_radius_verify_job){ p, i % 2 ? &ks2 : ks, 0 };
+		rj[i] = (struct tw_radius_verify_resp_job){ p, req_auth, i % 2 ? ks : &ks2,
+							    i % 3 == 0, 0 };
+	}
+	tw_radius_verify_requests_ctx(vj, n);
+	tw_radius_verify_responses_ctx(rj, n);
+	for (unsigned i = 0; i < n; i++)
+		if (vj[i].rc != tw_radius_verify_request_ctx(p, vj[i].s) ||
+		    rj[i].rc != tw_radius_verify_response_ctx(p, req_auth, rj[i].s,
+							      rj[i].require_msg_auth))
+			abort();
+
+	for (size_t i = 0; i < sizeof(msk); i++)
+		msk[i] = data[i % p->len];
+	for (int resp = 0; resp < 2; resp++) {
+		for (unsigned i = 0; i < n; i++) {
+			tw_radius_build_init(&bm[i], many[i], TW_RADIUS_MAX_LEN, p->code, p->id,
+					     p->authenticator, i % 2 == 0);
+			put_attrs(&bm[i], p, data);
+			if (i % 3 == 1)
+				tw_radius_add_mppe_keys_later(&bm[i], msk, (uint16_t)(p->id + i));
+			fj[i] = (struct tw_radius_finish_job){ &bm[i], i % 2 ? &ks2 : ks, -1, 1 };
+		}
+		if (resp)
+			tw_radius_finish_responses_ctx(fj, n);
+		else
+			tw_radius_finish_requests_ctx(fj, n);
+		for (unsigned i = 0; i < n; i++) {
+			size_t len = 0;
+			int rc;
+
+			/* the same packet through the single call */
+			tw_radius_build_init(&b1[i], one[i], TW_RADIUS_MAX_LEN, p->code, p->id,
+					     p->authenticator, i % 2 == 0);
+			put_attrs(&b1[i], p, data);
+			if (i % 3 == 1)
+				tw_radius_add_mppe_keys_later(&b1[i], msk, (uint16_t)(p->id + i));
+			rc = resp ? tw_radius_finish_response_ctx(&b1[i], fj[i].s, &len)
+				  : tw_radius_finish_request_ctx(&b1[i], fj[i].s, &len);
+			if (fj[i].rc != rc || fj[i].len != (rc == TW_OK ? len : 0) ||
+			    (rc == TW_OK && memcmp(one[i], many[i], len) != 0))
+				abort();
+		}
+	}
+}
+
+/*
+ * Builders on the raw input: its octets as EAP split into consecutive
+ * EAP-Message attributes of at most 253 octets (RFC 3579 §3.1) that join
+ * back to them; MS-MPPE keys from the input, by secret octets, prepared
+ * secret and left to the finish, giving the same octets and decrypting
+ * back (RFC 2548 §2.4.2) after the packet decodes; a secret of the input's
+ * length prepared exactly when it fits.
+ */
+static void check_builders(const uint8_t *data, size_t size, const struct tw_radius_secret *ks)
+{
+	static uint8_t a[TW_RADIUS_MAX_LEN], b[TW_RADIUS_MAX_LEN], c[TW_RADIUS_MAX_LEN];
+	static struct tw_radius_pkt q;
+	struct tw_radius_builder bb;
+	struct tw_radius_secret tmp;
+	uint8_t msk[64], got[64];
+	size_t la = 0, lb = 0, lc = 0, k = 0;
+	int rc;
+
+	rc = tw_radius_secret_init(&tmp, data, size);
+	if ((rc == TW_OK) != (size <= TW_RADIUS_SECRET_MAX) ||
+	    (rc == TW_OK && (tmp.len != size || memcmp(tmp.secret, data, size) != 0)))
+		abort();
+	tw_radius_secret_wipe(&tmp);
+
+	tw_radius_build_init(&bb, a, sizeof(a), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+	tw_radius_add_eap(&bb, data, size);
+	rc = tw_radius_finish_request_ctx(&bb, ks, &la);
+	if ((rc == TW_OK) != (size <= TW_RADIUS_MAX_LEN - 20 - 18 - 2 * ((size + 252) / 253)))
+		abort();
+	if (rc == TW_OK) {
+		if (tw_radius_decode(&q, a, la) != TW_OK || q.n_eap != (size + 252) / 253 +
+								 (size == 0) ||
+		    q.eap_len != size || tw_radius_verify_request_ctx(&q, ks) != TW_OK)
+			abort();
+		for (unsigned i = 0; i < q.n_attrs; i++) {
+			if (q.attrs[i].type != TW_RADIUS_EAP_MESSAGE)
+				continue;
+			if (q.attrs[i].len > 253 || memcmp(a + q.attrs[i].off, data + k,
+							   q.attrs[i].len) != 0)
+				abort();
+			k += q.attrs[i].len;
+		}
+		if (k != size)
+			abort();
+	}
+
+	for (size_t i = 0; i < sizeof(msk); i++)
+		msk[i] = size ? data[i % size] : (uint8_t)i;
+	uint16_t salt = size ? (uint16_t)(data[0] << 8 | data[size - 1]) : 0;
+	tw_radius_build_init(&bb, a, sizeof(a), TW_RADIUS_ACCESS_ACCEPT, 2, req_auth, true);
+	tw_radius_add_mppe_keys(&bb, secret, sizeof(secret) - 1, req_auth, msk, salt);
+	if (tw_radius_finish_response_ctx(&bb, ks, &la) != TW_OK)
+		abort();
+	tw_radius_build_init(&bb, b, sizeof(b), TW_RADIUS_ACCESS_ACCEPT, 2, req_auth, true);
+	tw_radius_add_mppe_keys_ctx(&bb, ks, req_auth, msk, salt);
+	if (tw_radius_finish_response(&bb, secret, sizeof(secret) - 1, &lb) != TW_OK)
+		abort();
+	tw_radius_build_init(&bb, c, sizeof(c), TW_RADIUS_ACCESS_ACCEPT, 2, req_auth, true);
+	tw_radius_add_mppe_keys_later(&bb, msk, salt);
+	if (tw_radius_finish_response_ctx(&bb, ks, &lc) != TW_OK)
+		abort();
+	if (la != lb || la != lc || memcmp(a, b, la) != 0 || memcmp(a, c, la) != 0)
+		abort();
+	if (tw_radius_decode(&q, a, la) != TW_OK ||
+	    tw_radius_verify_response_ctx(&q, req_auth, ks, true) != TW_OK ||
+	    tw_radius_get_mppe_keys_ctx(&q, ks, req_auth, got) != TW_OK ||
+	    memcmp(got, msk, 64) != 0)
+		abort();
+	/* each key attribute on its own: Vendor-Specific = vendor id (4),
+	 * vendor type, vendor length, then salt | ciphertext */
+	for (unsigned i = 0; i < q.n_attrs; i++) {
+		const uint8_t *v = a + q.attrs[i].off;
+
+		if (q.attrs[i].type != TW_RADIUS_VENDOR_SPECIFIC || q.attrs[i].len < 6)
+			continue;
+		if (tw_radius_mppe_decrypt(v + 6, q.attrs[i].len - 6, secret, sizeof(secret) - 1,
+					   req_auth, got) != TW_OK ||
+		    tw_radius_mppe_decrypt_ctx(v + 6, q.attrs[i].len - 6, ks, req_auth,
+					       got + 32) != TW_OK ||
+		    memcmp(got, got + 32, 32) != 0 ||
+		    memcmp(got, v[4] == TW_RADIUS_MS_MPPE_RECV_KEY ? msk : msk + 32, 32) != 0)
+			abort();
+	}
+	/* the raw input as a key attribute value: it decrypts (or not) the
+	 * same way with the secret's octets and prepared */
+	rc = tw_radius_mppe_decrypt(data, size, secret, sizeof(secret) - 1, req_auth, got);
+	if (tw_radius_mppe_decrypt_ctx(data, size, ks, req_auth, got + 32) != rc ||
+	    (rc == TW_OK && memcmp(got, got + 32, 32) != 0))
+		abort();
+}
+
+/*
+ * The builder's sticky errors: a buffer size and the attributes to add
+ * from the input (d[0]: size, d[1]: Message-Authenticator and MPPE keys
+ * left for the finish, then type, length, value records), against a model
+ * of radius.h: type 0 or a Message-Authenticator through _add is
+ * TW_ERR_INVAL, a value above 253 octets TW_ERR_LENGTH, no room
+ * TW_ERR_OVERFLOW, the first error kept and returned by the finish; and a
+ * reply that fails never leaves the MPPE keys in the clear in its buffer.
+ */
+static void check_sticky(const uint8_t *d, size_t n, const struct tw_radius_secret *ks)
+{
+	static uint8_t buf[TW_RADIUS_MAX_LEN];
+	static const uint8_t msk[64] = { 0x6b, 0x65, 0x79, 0x21 };
+	struct tw_radius_builder b;
+	size_t max, pos = TW_RADIUS_HDR_LEN, len = 0, i = 2, off[2];
+	int want = TW_OK, rc;
+	bool ma, mppe;
+	unsigned n_mppe = 0;
+
+	if (n < 2)
+		return;
+	max = d[0] < 128 ? (size_t)d[0] * 4 : (size_t)TW_RADIUS_MAX_LEN + d[0];
+	ma = d[1] & 1;
+	mppe = d[1] & 2;
+	memset(buf, 0x55, sizeof(buf));
+	tw_radius_build_init(&b, buf, max, TW_RADIUS_ACCESS_ACCEPT, 9, req_auth, ma);
+	if (max > TW_RADIUS_MAX_LEN)
+		max = TW_RADIUS_MAX_LEN;
+	if (max < pos)
+		want = TW_ERR_OVERFLOW;
+	else if (ma && max - pos < 18)
+		want = TW_ERR_OVERFLOW;
+	else if (ma)
+		pos += 18;
+	if (mppe) {
+		tw_radius_add_mppe_keys_later(&b, msk, 7);
+		for (int k = 0; k < 2 && want == TW_OK; k++) {
+			if (max - pos < 58) {
+				want = TW_ERR_OVERFLOW;
+				break;
+			}
+			off[n_mppe++] = pos + 2 + 4 + 2 + 2; /* the plaintext after the salt */
+			pos += 58;
+		}
+	}
+	while (i + 2 <= n) {
+		uint8_t type = d[i];
+		size_t vlen = d[i + 1];
+		const uint8_t *v = d + i + 2;
+
+		i += 2;
+		if (vlen <= 253 && vlen > n - i)
+			vlen = n - i;
+		tw_radius_add(&b, type, v, vlen);
+		if (vlen <= 253)
+			i += vlen;
+		if (want != TW_OK)
+			continue;
+		if (type == 0 || type == TW_RADIUS_MESSAGE_AUTHENTICATOR)
+			want = TW_ERR_INVAL;
+		else if (vlen > 253)
+			want = TW_ERR_LENGTH;
+		else if (max - pos < 2 + vlen)
+			want = TW_ERR_OVERFLOW;
+		else
+			pos += 2 + vlen;
+	}
+	rc = tw_radius_finish_response_ctx(&b, ks, &len);
+	if (rc != want || (rc == TW_OK && len != pos))
+		abort();
+	if (rc != TW_OK)
+		for (unsigned k = 0; k < n_mppe; k++)
+			for (size_t j = 0; j < 48; j++) /* RFC 2548: 1 + 32 + 15 */
+				if (buf[off[k] + j] != 0)
+					abort();
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static struct tw_radius_pkt p;
@@ -43,8 +304,26 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	unsigned n_eap = 0;
 	int e;
 
+	if (!ks_ready) {
+		if (tw_radius_secret_init(&ks, secret, sizeof(secret) - 1) != TW_OK ||
+		    tw_radius_secret_init(&ks2, secret2, sizeof(secret2)) != TW_OK)
+			abort();
+		ks_ready = 1;
+	}
+	check_builders(data, size, &ks);
+	check_sticky(data, size, &ks);
 	if (tw_radius_decode(&p, data, size) != TW_OK)
 		return 0;
+	/* the first attribute of each type, or none */
+	for (unsigned t = 0; t < 256; t++) {
+		const struct tw_radius_attr *f = tw_radius_find(&p, (uint8_t)t), *want = NULL;
+
+		for (unsigned i = 0; i < p.n_attrs && want == NULL; i++)
+			if (p.attrs[i].type == t)
+				want = &p.attrs[i];
+		if (f != want)
+			abort();
+	}
 	if (p.len < TW_RADIUS_MIN_LEN || p.len > size || p.len > TW_RADIUS_MAX_LEN ||
 	    p.buf != data || p.authenticator != data + 4 || p.n_attrs > TW_RADIUS_MAX_ATTRS)
 		abort();
@@ -87,11 +366,6 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		abort();
 	}
 
-	if (!ks_ready) {
-		if (tw_radius_secret_init(&ks, secret, sizeof(secret) - 1) != TW_OK)
-			abort();
-		ks_ready = 1;
-	}
 	int vreq = tw_radius_verify_request(&p, secret, sizeof(secret) - 1);
 	if (vreq != TW_OK && vreq != TW_ERR_AUTH)
 		abort();
@@ -108,6 +382,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tw_radius_get_mppe_keys_ctx(&p, &ks, req_auth, msk2) != e ||
 	    (e == TW_OK && memcmp(msk, msk2, 64) != 0))
 		abort();
+
+	check_batches(&p, data, &ks);
 
 	/* Rebuild: same header, the attributes in order (the MA recomputed
 	 * in place when it came first; elsewhere the builder cannot put it). */

@@ -16,14 +16,24 @@
  *                Calling-Station-Id, Message-Authenticator valid; the EAP
  *                Identifier is set to the last EAP request's (with op & 32:
  *                no State): a conversation continued;
- *   op % 4 == 3  the previous request again (a retransmission).
+ *   op % 4 == 3  the previous request again (a retransmission);
+ *   op & 64      the phone instead: twag's own EAP peer for one of the
+ *                three subscribers answers the last EAP packet a reply
+ *                carried (with op & 128: a new conversation, answering
+ *                EAP-Request/Identity; op % 4 = 1, 2, 3 a new phone of
+ *                the EAP-SIM, EAP-AKA or EAP-AKA' subscriber), its answer
+ *                sent as an EAP Access-Request, so conversations reach
+ *                Access-Accept, fast re-authentication and the identity
+ *                commits that forged packets cannot.
  * (op / 4) % 8 picks the NAS's source port.
  *
  * Invariants: no crash or overread; every reply decodes, carries the
  * request's Identifier, a valid Response Authenticator and a valid
  * Message-Authenticator as its first attribute; a retransmitted EAP
  * Access-Request that was answered is answered with the same octets
- * (RFC 5080 §2.2.2). After each input the clock passes the session
+ * (RFC 5080 §2.2.2); when the phone accepts EAP-Success, the
+ * Access-Accept before it carried the phone's MSK as MS-MPPE keys (RFC
+ * 2548, RFC 5247: Recv-Key, Send-Key). After each input the clock passes the session
  * timeout and the sessions are expired: none may be left (a slot kept
  * busy by an error path would never come back).
  *
@@ -50,8 +60,12 @@
 #include <unistd.h>
 
 #include "twag/bytes.h"
+#include "twag/eap.h"
+#include "twag/eap_aka.h"
+#include "twag/eap_sim.h"
 #include "twag/radius.h"
 #include "twag/store.h"
+#include "twag/usim.h"
 
 #include "../../src/server/srv.h"
 
@@ -152,6 +166,19 @@ struct script {
 	uint8_t eap_id;        /* of the last EAP request received */
 	uint8_t id;            /* RADIUS Identifier */
 	uint32_t ctr;          /* makes Request Authenticators */
+	/* the last EAP packet a reply carried, and an Access-Accept's keys */
+	uint8_t last_eap[TW_RADIUS_EAP_MAX];
+	size_t last_eap_len;
+	bool accepted;
+	uint8_t accept_msk[64];
+	/* a phone: twag's own peer for one of the three subscribers */
+	unsigned kind;         /* 0 none, 1 EAP-SIM, 2 EAP-AKA, 3 EAP-AKA' */
+	struct tw_eap_sim_peer sim;
+	struct tw_aka_peer_ctx aka;
+	struct tw_usim usim;
+	struct tw_eap_peer_ids mem;
+	struct tw_eap_peer_cfg pc;
+	unsigned rnd;
 };
 
 /* No previous request (a build that failed left s->req half written). */
@@ -219,12 +246,112 @@ static void xmit(struct script *s)
 		memcpy(s->state, tw_radius_value(&rp, st), st->len);
 		s->state_len = st->len;
 	}
+	/* RFC 2548 §2.4.2: the keys under the request's authenticator */
+	if (rp.code == TW_RADIUS_ACCESS_ACCEPT)
+		s->accepted = tw_radius_get_mppe_keys(&rp, (const uint8_t *)secret, strlen(secret),
+						      s->req + 4, s->accept_msk) == TW_OK;
+	s->last_eap_len = 0;
 	if (rp.n_eap > 0 && tw_radius_eap_join(&rp, eap, sizeof(eap), &eap_len) == TW_OK &&
 	    eap_len >= 2) {
+		memcpy(s->last_eap, eap, eap_len);
+		s->last_eap_len = eap_len;
 		s->eap_id = eap[1];
 		if (trace && eap_len >= 6)
 			fprintf(stderr, "  EAP code %u type %u subtype %u\n", eap[0], eap[4], eap[5]);
 	}
+}
+
+static int phone_random(void *arg, uint8_t *out, size_t len)
+{
+	struct script *s = arg;
+
+	for (size_t i = 0; i < len; i++)
+		out[i] = (uint8_t)(s->rnd * 97 + i * 13 + 5);
+	s->rnd++;
+	return TW_OK;
+}
+
+/* A new phone of kind (1 SIM, 2 AKA, 3 AKA') for the subscriber of that
+ * number, with an empty identity memory. */
+static void phone_new(struct script *s, unsigned kind)
+{
+	static const uint8_t k[16] = { 0x46, 0x5b, 0x5c, 0xe8, 0xb1, 0x99, 0xb4, 0x9f,
+				       0xaa, 0x5f, 0x0a, 0x2e, 0xe2, 0x38, 0xa6, 0xbc };
+	static const uint8_t opc[16] = { 0xcd, 0x63, 0xcb, 0x71, 0x95, 0x4a, 0x9f, 0x4e,
+					 0x48, 0xa5, 0x99, 0x4e, 0x37, 0xa0, 0x2b, 0xaf };
+	static char imsi[16];
+	struct tw_sub_keys keys;
+
+	snprintf(imsi, sizeof(imsi), "00101000000000%u", kind);
+	if ((kind == 1 ? tw_sub_keys_comp128(&keys, 1, k) : tw_sub_keys_milenage(&keys, k, opc, NULL)) !=
+		    TW_OK ||
+	    tw_usim_init(&s->usim, imsi, &keys) != TW_OK)
+		abort();
+	memset(&s->mem, 0, sizeof(s->mem));
+	memset(&s->pc, 0, sizeof(s->pc));
+	s->pc.imsi = imsi;
+	s->pc.imsi_len = 15;
+	s->pc.realm = realm;
+	s->pc.realm_len = strlen(realm);
+	s->pc.support_aka_prime = kind == 3;
+	s->pc.use_pseudonym = s->pc.use_reauth = true;
+	s->pc.random = phone_random;
+	s->pc.random_arg = s;
+	s->kind = kind;
+}
+
+/* A conversation of the phone starts: its engine fresh (the identity
+ * memory kept). */
+static void phone_begin(struct script *s)
+{
+	tw_eap_sim_peer_wipe(&s->sim);
+	tw_aka_peer_wipe(&s->aka);
+	if (s->kind == 1 ? tw_eap_sim_peer_init(&s->sim, &s->pc, &s->mem, &s->usim, phone_random,
+						 s) != TW_OK
+			 : tw_aka_peer_init(&s->aka, &s->pc, &s->usim, &s->mem) != TW_OK)
+		abort();
+}
+
+/* The phone answers eap; its answer goes out as an EAP Access-Request
+ * (with the State, unless a new conversation). Returns the engine's
+ * action. When the phone accepts EAP-Success, the Access-Accept before it
+ * must have carried the phone's MSK as MS-MPPE keys. */
+static int phone_step(struct script *s, const uint8_t *eap, size_t eap_len, bool fresh)
+{
+	static uint8_t out[TW_RADIUS_EAP_MAX];
+	struct tw_radius_builder b;
+	struct tw_eap_keys k;
+	size_t out_len = 0;
+	int act;
+
+	act = s->kind == 1 ? tw_eap_sim_peer_input(&s->sim, eap, eap_len, out, sizeof(out), &out_len)
+			   : tw_aka_peer_input(&s->aka, eap, eap_len, out, sizeof(out), &out_len);
+	if (act == TW_EAP_ACCEPT) {
+		const struct tw_eap_keys *sk = s->kind == 1 ? tw_eap_sim_peer_keys(&s->sim) : NULL;
+
+		if (s->kind != 1) {
+			if (tw_aka_peer_keys(&s->aka, &k) != TW_OK)
+				abort();
+			sk = &k;
+		}
+		if (sk == NULL || !s->accepted || memcmp(sk->msk, s->accept_msk, 64) != 0)
+			abort();
+		return act;
+	}
+	if (act != TW_EAP_SEND || out_len == 0)
+		return act;
+	begin(s, &b, TW_RADIUS_ACCESS_REQUEST);
+	if (out_len > 5 && out[4] == TW_EAP_TYPE_IDENTITY)
+		tw_radius_add(&b, TW_RADIUS_USER_NAME, out + 5, out_len - 5);
+	tw_radius_add(&b, TW_RADIUS_CALLING_STATION_ID, "02-00-00-00-00-02", 17);
+	if (!fresh && s->state_len > 0)
+		tw_radius_add(&b, TW_RADIUS_STATE, s->state, s->state_len);
+	tw_radius_add_eap(&b, out, out_len);
+	if (end(s, &b)) {
+		s->accepted = false;
+		xmit(s);
+	}
+	return act;
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -237,6 +364,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		ready = setup();
 	if (ready < 0)
 		abort(); /* the fixture itself: nothing would be tested */
+	tw_eap_sim_peer_wipe(&s.sim);
+	tw_aka_peer_wipe(&s.aka);
 	memset(&s, 0, sizeof(s));
 	s.from.sin_family = AF_INET;
 	s.from.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -251,7 +380,28 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (n > size - off)
 			n = size - off;
 		off += n;
-		if (op % 4 != 3) /* a retransmission comes from where its original did */
+		if (op & 64) {
+			/* the phone: with op & 128 a new one (kind op % 4, 0
+			 * keeps the last) answering EAP-Request/Identity; else
+			 * it answers the last EAP packet a reply carried */
+			if (op & 128) {
+				static const uint8_t id_req[5] = { TW_EAP_REQUEST, 1, 0, 5,
+								   TW_EAP_TYPE_IDENTITY };
+
+				if (op % 4 != 0)
+					phone_new(&s, op % 4);
+				if (s.kind == 0)
+					continue;
+				phone_begin(&s);
+				(void)phone_step(&s, id_req, sizeof(id_req), true);
+			} else if (s.kind != 0 && s.last_eap_len > 0) {
+				(void)phone_step(&s, s.last_eap, s.last_eap_len, false);
+			}
+			continue;
+		}
+		/* a retransmission comes from where its original did (the
+		 * phone sends from where the last request came) */
+		if (op % 4 != 3)
 			s.from.sin_port = htons((uint16_t)(40000 + (op / 4) % 8));
 		switch (op % 4) {
 		case 0:

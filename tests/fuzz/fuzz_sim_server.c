@@ -7,7 +7,10 @@
  * stream, so the A.2/A.4/A.6 packets reach a success. Invariants: no crash
  * or overread, every action is one of enum tw_eap_action or a caller
  * error, out_len within the buffer and a sound EAP packet when sent, keys
- * present exactly after TW_EAP_ACCEPT.
+ * present exactly after TW_EAP_ACCEPT. With mode bit 6 the input is
+ * instead a plan for conversations between twag's own peer and server
+ * (exchange below), which reach success, fast re-authentication and the
+ * identity commits that forged packets cannot.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +96,221 @@ static void check_out(int act, const uint8_t *out, size_t out_len, size_t max)
 		abort();
 }
 
+/* ---- twag's peer against twag's server ---------------------------------- */
+
+/* A store of one pseudonym and one re-auth id, for the exchanges below:
+ * what the server mints it keeps, so the next conversation can use it. */
+static struct {
+	uint8_t ps[TW_EAP_PSEUDONYM_MAX], ra[TW_EAP_ID_MAX];
+	size_t ps_len, ra_len;
+	struct tw_eap_reauth_state st;
+	unsigned rnd;
+} db;
+
+static int x_random(void *arg, uint8_t *out, size_t len)
+{
+	(void)arg;
+	for (size_t i = 0; i < len; i++)
+		out[i] = (uint8_t)(db.rnd * 131 + i * 7 + 1);
+	db.rnd++;
+	return TW_OK;
+}
+
+static int x_ps_lookup(void *arg, const uint8_t *p, size_t len, char imsi[16], size_t *imsi_len)
+{
+	(void)arg;
+	if (db.ps_len == 0 || len != db.ps_len || memcmp(p, db.ps, len) != 0)
+		return TW_ERR_NOTFOUND;
+	memcpy(imsi, "244070100000001", 16);
+	*imsi_len = 15;
+	return TW_OK;
+}
+
+static int x_ps_store(void *arg, const uint8_t *p, size_t len, const char *imsi,
+		      size_t imsi_len)
+{
+	(void)arg, (void)imsi, (void)imsi_len;
+	if (len > sizeof(db.ps))
+		return TW_ERR_LENGTH;
+	memcpy(db.ps, p, len);
+	db.ps_len = len;
+	return TW_OK;
+}
+
+static int x_ra_lookup(void *arg, const uint8_t *id, size_t len, struct tw_eap_reauth_state *st)
+{
+	(void)arg;
+	if (db.ra_len == 0 || len != db.ra_len || memcmp(id, db.ra, len) != 0)
+		return TW_ERR_NOTFOUND;
+	*st = db.st;
+	return TW_OK;
+}
+
+static int x_ra_store(void *arg, const uint8_t *id, size_t len,
+		      const struct tw_eap_reauth_state *st)
+{
+	(void)arg;
+	if (len > sizeof(db.ra))
+		return TW_ERR_LENGTH;
+	memcpy(db.ra, id, len);
+	db.ra_len = len;
+	db.st = *st;
+	return TW_OK;
+}
+
+static int x_ra_remove(void *arg, const uint8_t *id, size_t len)
+{
+	(void)arg;
+	if (len == db.ra_len && memcmp(id, db.ra, len) == 0)
+		db.ra_len = 0;
+	return TW_OK;
+}
+
+/*
+ * Conversations between twag's EAP-SIM peer and server (RFC 4186), up to
+ * three in a row with the phone's identity memory and the store kept, so
+ * pseudonyms and fast re-authentication are used; triplets from the same
+ * COMP128 key as the card (mode bits 4-5 pick the version, bit 1 result
+ * indications, bit 3 AT_FULLAUTH_ID_REQ first, bit 7 identities the store
+ * mints itself). The plan (after the mode octet): one octet of settings
+ * (conversations, privacy and re-authentication on either side, two or
+ * three triplets), then (round, offset, xor) triples that alter the
+ * server's packet in flight at that round (16 * conversation + round). Invariants: an untouched conversation ends with both sides
+ * accepting and holding the same MSK, EMSK and Session-Id; whatever is
+ * altered, when both sides accept they hold the same keys, and no side
+ * accepts after the other rejected.
+ */
+static void exchange(uint8_t mode, const uint8_t *d, size_t n)
+{
+	static const struct tw_eap_identity_ops ops = {
+		.pseudonym_lookup = x_ps_lookup, .pseudonym_store = x_ps_store,
+		.reauth_lookup = x_ra_lookup, .reauth_store = x_ra_store,
+		.reauth_remove = x_ra_remove, .random = x_random,
+	};
+	static struct tw_eap_sim_server s;
+	static struct tw_eap_sim_peer p;
+	static struct tw_usim u;
+	static struct tw_subscriber sub;
+	static struct tw_eap_peer_ids mem;
+	static uint8_t a[1024], b[1024];
+	struct tw_eap_server_cfg cfg;
+	struct tw_eap_peer_cfg pc;
+	struct tw_eap_sim_server_opts opts;
+	uint8_t set = n > 0 ? d[0] : 0;
+	static const uint8_t ki[16] = { 0x6a, 0x61, 0x6e, 0x65 };
+	static const uint8_t amf[2] = { 0, 0 };
+	unsigned convs = 1 + set % 3;
+
+	memset(&db, 0, sizeof(db));
+	memset(&mem, 0, sizeof(mem));
+	memset(&u, 0, sizeof(u));
+	if (tw_sub_keys_comp128(&u.keys, 1 + (mode >> 4) % 3, ki) != TW_OK ||
+	    tw_subscriber_init(&sub, "244070100000001", &u.keys, amf) != TW_OK)
+		abort();
+	memcpy(u.imsi, "244070100000001", 16);
+	u.imsi_len = 15;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.enable_sim = true;
+	cfg.pseudonyms = !(set & 4);
+	cfg.fast_reauth = !(set & 8);
+	cfg.result_ind = mode & 2;
+	cfg.realm = "eapsim.foo";
+	cfg.realm_len = 10;
+	cfg.ops = &ops;
+	memset(&pc, 0, sizeof(pc));
+	pc.imsi = "244070100000001";
+	pc.imsi_len = 15;
+	pc.realm = "eapsim.foo";
+	pc.realm_len = 10;
+	pc.use_pseudonym = !(set & 16);
+	pc.use_reauth = !(set & 32);
+	pc.result_ind = set & 64;
+	memset(&opts, 0, sizeof(opts));
+	opts.n_triplets = set & 128 ? 2 : 3;
+	opts.fullauth_id_req_first = mode & 8;
+
+	for (unsigned c = 0; c < convs; c++) {
+		size_t a_len = 0, b_len = 0;
+		int act, pact = TW_EAP_SEND;
+		bool touched = false, s_done = false, p_done = false;
+		int s_final = 0, p_final = 0;
+
+		if (tw_eap_sim_server_init(&s, &cfg, &opts) != TW_OK ||
+		    tw_eap_sim_peer_init(&p, &pc, &mem, &u, x_random, NULL) != TW_OK)
+			abort();
+		/* mode bit 7: identities the store mints itself, of lengths the
+		 * plan's last octet picks (too long is TW_ERR_LENGTH) */
+		if (mode & 128) {
+			static uint8_t ids[2 * TW_EAP_ID_MAX];
+			size_t pl = 1 + (n ? d[n - 1] : 0) % (TW_EAP_PSEUDONYM_MAX + 2);
+			size_t rl = 1 + (n ? d[n - 1] : 0) % (TW_EAP_ID_MAX + 2);
+			int rc;
+
+			memset(ids, 'q', sizeof(ids));
+			ids[0] = '3';
+			ids[TW_EAP_ID_MAX] = '5';
+			rc = tw_eap_sim_server_set_next_ids(&s, ids, pl, ids + TW_EAP_ID_MAX, rl);
+			if (rc != (pl <= TW_EAP_PSEUDONYM_MAX && rl <= TW_EAP_ID_MAX ? TW_OK
+										   : TW_ERR_LENGTH))
+				abort();
+		}
+		act = tw_eap_sim_server_start(&s, (uint8_t)(c + 1), a, sizeof(a), &a_len);
+		for (unsigned r = 0; r < 12 && !(s_done && p_done); r++) {
+			/* the plan's alterations of this conversation and round */
+			for (size_t k = 1; k + 2 < n; k += 3)
+				if (d[k] == c * 16 + r && d[k + 2] != 0 && d[k + 1] < a_len) {
+					a[d[k + 1]] ^= d[k + 2];
+					touched = true;
+				}
+			if (act == TW_EAP_ACCEPT || act == TW_EAP_REJECT) {
+				s_done = true;
+				s_final = act;
+			} else if (act != TW_EAP_SEND) {
+				s_done = true;
+				s_final = act;
+				break;
+			}
+			pact = tw_eap_sim_peer_input(&p, a, a_len, b, sizeof(b), &b_len);
+			if (pact == TW_EAP_ACCEPT || pact == TW_EAP_REJECT || pact != TW_EAP_SEND) {
+				p_done = true;
+				p_final = pact;
+			}
+			if (s_done || p_done)
+				break;
+			act = tw_eap_sim_server_input(&s, b, b_len, a, sizeof(a), &a_len);
+			if (act == TW_EAP_NEED_VECTOR) {
+				const struct tw_eap_vec_request *vr = tw_eap_sim_server_vec_request(&s);
+				struct tw_eap_sim_triplet t[3];
+
+				if (vr == NULL || vr->count != opts.n_triplets)
+					abort();
+				for (unsigned i = 0; i < vr->count; i++) {
+					uint8_t rnd[16];
+
+					for (int j = 0; j < 16; j++)
+						rnd[j] = (uint8_t)(c * 64 + i * 16 + j);
+					if (tw_vecsrc_sim(&sub, rnd, &t[i]) != TW_OK)
+						abort();
+				}
+				act = tw_eap_sim_server_vector(&s, t, vr->count, a, sizeof(a), &a_len);
+			}
+		}
+		const struct tw_eap_keys *sk = tw_eap_sim_server_keys(&s),
+					 *pk = tw_eap_sim_peer_keys(&p);
+		if (!touched && (s_final != TW_EAP_ACCEPT || p_final != TW_EAP_ACCEPT))
+			abort();
+		if (sk != NULL && pk != NULL &&
+		    (memcmp(sk->msk, pk->msk, 64) != 0 || memcmp(sk->emsk, pk->emsk, 64) != 0 ||
+		     sk->session_id_len != pk->session_id_len ||
+		     memcmp(sk->session_id, pk->session_id, sk->session_id_len) != 0))
+			abort();
+		if ((s_final == TW_EAP_REJECT && p_final == TW_EAP_ACCEPT))
+			abort();
+		tw_eap_sim_server_wipe(&s);
+		tw_eap_sim_peer_wipe(&p);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static const uint8_t a5_rand[3][16] = {
@@ -122,6 +340,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	if (data[0] & 64) {
+		exchange(data[0], data + 1, size - 1);
+		return 0;
+	}
 	server = (data[0] & 1) == 0;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.enable_sim = true;

@@ -5,7 +5,12 @@
  * AT_IV/AT_ENCR_DATA, then decoded and decrypted by twag, so the nested
  * decoder sees fuzzer-chosen attributes. The raw input is also tried as an
  * outer packet. Invariants: no crash, decrypted plaintext equals the input,
- * views inside the plaintext, only nested-allowed attributes decoded.
+ * views inside the plaintext, only nested-allowed attributes decoded; the
+ * same verdict from tw_simaka_decode_inner on the plaintext; a refused
+ * plaintext wiped; no room for it is TW_ERR_OVERFLOW. An accepted nested
+ * message re-encrypted by the builder (tw_simaka_end_encr, and
+ * _end_encr_later with tw_simaka_encrypt_many in a batch: the same octets)
+ * decrypts to the same attributes.
  */
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -39,6 +44,84 @@ static void check_inner(const struct tw_simaka_msg *in, const uint8_t *plain,
 	    in->identity.val)
 		abort();
 	if (in->padding.val != NULL && in->padding.len > 10)
+		abort();
+}
+
+/*
+ * The encrypting builder against the decoder: the nested attributes of
+ * in put again between tw_simaka_begin_encr and tw_simaka_end_encr (which
+ * pads and encrypts), the message decodes and decrypts to the same
+ * attributes; closed with _end_encr_later and encrypted in a batch of
+ * copies (tw_simaka_encrypt_many) it is the same octets.
+ */
+static void reencrypt(uint8_t method, const struct tw_simaka_msg *in)
+{
+	static uint8_t out[1200], later[5][1200], plain[1200];
+	struct tw_simaka_builder b;
+	struct tw_simaka_msg outer, inner;
+	struct tw_simaka_encr_later e[5];
+	size_t len = 0, len2 = 0;
+	unsigned n = 1 + in->counter_value % 5;
+
+	/* only padding and skipped attributes: nothing to encrypt, which
+	 * the builder refuses (an empty AT_ENCR_DATA cannot be sent) */
+	if (!in->counter.val && !in->counter_too_small.val && !in->nonce_s.val &&
+	    !in->next_pseudonym.val && !in->next_reauth_id.val)
+		return;
+
+	for (unsigned k = 0; k <= n; k++) {
+		uint8_t *buf = k == 0 ? out : later[k - 1];
+
+		tw_simaka_build_init(&b, buf, sizeof(out), TW_EAP_REQUEST, 2, method,
+				     TW_SIMAKA_REAUTH);
+		tw_simaka_begin_encr(&b, iv);
+		if (in->counter.val)
+			tw_simaka_put_fixed(&b, TW_AT_COUNTER, in->counter_value, NULL, 0);
+		if (in->counter_too_small.val)
+			tw_simaka_put_fixed(&b, TW_AT_COUNTER_TOO_SMALL, 0, NULL, 0);
+		if (in->nonce_s.val)
+			tw_simaka_put_fixed(&b, TW_AT_NONCE_S, 0, in->nonce_s.val, in->nonce_s.len);
+		if (in->next_pseudonym.val)
+			tw_simaka_put_var(&b, TW_AT_NEXT_PSEUDONYM, in->next_pseudonym.val,
+					  in->next_pseudonym.len);
+		if (in->next_reauth_id.val)
+			tw_simaka_put_var(&b, TW_AT_NEXT_REAUTH_ID, in->next_reauth_id.val,
+					  in->next_reauth_id.len);
+		if (k == 0)
+			tw_simaka_end_encr(&b, k_encr);
+		else
+			tw_simaka_end_encr_later(&b, &e[k - 1]);
+		if (tw_simaka_finish(&b, k == 0 ? &len : &len2) != TW_OK ||
+		    (k != 0 && len2 != len))
+			abort();
+	}
+	{
+		uint8_t *bufs[5];
+		const uint8_t *keys[5];
+
+		for (unsigned k = 0; k < n; k++) {
+			bufs[k] = later[k];
+			keys[k] = k_encr;
+		}
+		tw_simaka_encrypt_many(bufs, e, keys, n);
+		for (unsigned k = 0; k < n; k++)
+			if (memcmp(later[k], out, len) != 0)
+				abort();
+	}
+	if (tw_simaka_decode(&outer, out, len) != TW_OK ||
+	    tw_simaka_decrypt(&inner, plain, sizeof(plain), &outer, k_encr) != TW_OK)
+		abort();
+	const struct tw_simaka_attr *a1[] = { &in->counter, &in->counter_too_small, &in->nonce_s,
+					      &in->next_pseudonym, &in->next_reauth_id },
+				    *a2[] = { &inner.counter, &inner.counter_too_small,
+					      &inner.nonce_s, &inner.next_pseudonym,
+					      &inner.next_reauth_id };
+	for (size_t i = 0; i < sizeof(a1) / sizeof(a1[0]); i++)
+		if ((a1[i]->val == NULL) != (a2[i]->val == NULL) ||
+		    (a1[i]->val != NULL && (a1[i]->len != a2[i]->len ||
+					    memcmp(a1[i]->val, a2[i]->val, a1[i]->len) != 0)))
+			abort();
+	if (in->counter.val && inner.counter_value != in->counter_value)
 		abort();
 }
 
@@ -93,12 +176,27 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tw_simaka_decode(&outer, pkt, len) != TW_OK)
 		abort(); /* the outer part is always well formed */
 	int err = tw_simaka_decrypt(&inner, plain, sizeof(plain), &outer, k_encr);
+	struct tw_simaka_msg direct;
+	int derr = tw_simaka_decode_inner(&direct, method, data + 1, n);
+
+	/* decrypting then decoding, or decoding the plaintext: one verdict */
+	if ((err == TW_OK) != (derr == TW_OK))
+		abort();
 	if (err == TW_OK) {
 		if (memcmp(plain, data + 1, n) != 0)
 			abort();
 		check_inner(&inner, plain, n);
+		reencrypt(method, &inner);
 	} else if (err != TW_ERR_DECODE) {
 		abort();
+	} else {
+		/* a refused plaintext is wiped (simaka.h) */
+		for (size_t i = 0; i < n; i++)
+			if (plain[i] != 0)
+				abort();
 	}
+	/* no room for the plaintext */
+	if (tw_simaka_decrypt(&inner, plain, n - 16, &outer, k_encr) != TW_ERR_OVERFLOW)
+		abort();
 	return 0;
 }

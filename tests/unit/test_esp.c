@@ -686,6 +686,15 @@ static void config_errors(void)
 	CHECK_ERR(tw_esp_sa_init(&sa, &c), TW_ERR_INVAL);
 	c.allow_null_null = true;
 	CHECK_OK(tw_esp_sa_init(&sa, &c));
+	/* ESN needs an ICV to confirm the inferred high half (§2.2.1). */
+	c.esn = true;
+	CHECK_OK(tw_esp_transform("aes-cbc-128-hmac-sha1", &c));
+	CHECK_OK(tw_esp_sa_init(&sa, &c));
+	c.integ = TW_ESP_AUTH_NONE;
+	c.auth_key_len = 0;
+	CHECK_ERR(tw_esp_sa_init(&sa, &c), TW_ERR_INVAL);
+	c.esn = false;
+	CHECK_OK(tw_esp_sa_init(&sa, &c));
 	/* GCM takes no separate integrity transform, and only 8/12/16 ICVs. */
 	CHECK_OK(tw_esp_transform("aes-gcm-128", &c));
 	c.integ = TW_ESP_AUTH_HMAC_SHA1_96;

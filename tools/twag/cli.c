@@ -1,4 +1,5 @@
-/* twag CLI — option parsing and output helpers. */
+/* twag CLI — option handling that ends the process on bad input, and the
+ * output helpers; the parsing itself is in cli_text.c. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_text.h"
 #include "twag/bytes.h"
 #include "twag/err.h"
 #include "twag/hex.h"
@@ -14,13 +16,30 @@ _Noreturn void cli_usage_error(const struct cli *c, const char *opt,
 			       const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL;
+	int n;
 
+	/* formatted first: the message may quote an argument, which may
+	 * hold a newline, and it must stay one line */
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n >= 0)
+		msg = malloc((size_t)n + 1);
+	if (msg != NULL) {
+		va_start(ap, fmt);
+		vsnprintf(msg, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
 	fprintf(stderr, "twag %s: ", c->cmd);
 	if (opt != NULL)
 		fprintf(stderr, "--%s: ", opt);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
+	if (msg != NULL) {
+		cli_text_oneline(msg);
+		fputs(msg, stderr);
+	} else {
+		fputs("(no memory for the message)", stderr);
+	}
 	fputc('\n', stderr);
 	exit(CLI_EXIT_USAGE);
 }
@@ -31,79 +50,15 @@ _Noreturn void cli_fail(const struct cli *c, const char *what, int err)
 	exit(CLI_EXIT_FAIL);
 }
 
-static bool listed(const char *const *list, const char *name, size_t len)
-{
-	for (; list != NULL && *list != NULL; list++)
-		if (strlen(*list) == len && strncmp(*list, name, len) == 0)
-			return true;
-	return false;
-}
+/* A message may quote an argument whole: one is at most 128 KiB on Linux
+ * (MAX_ARG_STRLEN), so this holds any with its message. */
+static char arg_err[131072 + CLI_TEXT_ERR_MAX];
 
 void cli_parse(struct cli *c, const char *cmd, int argc, char **argv,
 	       const char *const *valued, const char *const *flags)
 {
-	memset(c, 0, sizeof(*c));
-	c->cmd = cmd;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (strncmp(a, "--", 2) != 0 || a[2] == '\0')
-			cli_usage_error(c, NULL, "unexpected argument '%s'", a);
-		const char *name = a + 2;
-		const char *eq = strchr(name, '=');
-		size_t nlen = eq ? (size_t)(eq - name) : strlen(name);
-		const char *val = NULL;
-
-		if (listed(valued, name, nlen)) {
-			if (eq != NULL)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else
-				cli_usage_error(c, name, "needs a value");
-		} else if (listed(flags, name, nlen)) {
-			if (eq != NULL)
-				cli_usage_error(c, NULL, "--%.*s takes no value",
-						(int)nlen, name);
-		} else {
-			cli_usage_error(c, NULL, "unknown option --%.*s",
-					(int)nlen, name);
-		}
-		for (int j = 0; j < c->nopt; j++)
-			if (strlen(c->opt[j].name) == nlen &&
-			    strncmp(c->opt[j].name, name, nlen) == 0)
-				cli_usage_error(c, NULL, "--%.*s given twice",
-						(int)nlen, name);
-		if (c->nopt == CLI_MAX_OPTS)
-			cli_usage_error(c, NULL, "too many options");
-		/* Keep the name NUL-terminated: copy it when "--name=value". */
-		if (eq != NULL) {
-			char *n = strndup(name, nlen);
-
-			if (n == NULL)
-				cli_usage_error(c, NULL, "out of memory");
-			name = n;
-		}
-		c->opt[c->nopt].name = name;
-		c->opt[c->nopt].val = val;
-		c->nopt++;
-	}
-}
-
-const char *cli_get(const struct cli *c, const char *name)
-{
-	for (int i = 0; i < c->nopt; i++)
-		if (strcmp(c->opt[i].name, name) == 0)
-			return c->opt[i].val;
-	return NULL;
-}
-
-bool cli_flag(const struct cli *c, const char *name)
-{
-	for (int i = 0; i < c->nopt; i++)
-		if (strcmp(c->opt[i].name, name) == 0)
-			return true;
-	return false;
+	if (cli_text_args(c, cmd, argc, argv, valued, flags, arg_err, sizeof(arg_err)) != TW_OK)
+		cli_usage_error(c, NULL, "%s", arg_err);
 }
 
 const char *cli_need(const struct cli *c, const char *name)
@@ -127,14 +82,15 @@ static const char *hex_text(const struct cli *c, const char *name, size_t max_di
 	static char *buf;
 	static size_t buf_cap;
 	const char *v = cli_need(c, name);
+	char err[CLI_TEXT_ERR_MAX];
+	int rc;
 
 	if (v[0] != '@') {
 		*n = strlen(v);
 		return v;
 	}
 	FILE *f = strcmp(v + 1, "-") == 0 ? stdin : fopen(v + 1, "r");
-	size_t len = 0, cap = max_digits + 2;
-	int ch;
+	size_t cap = max_digits + 2;
 
 	if (f == NULL)
 		cli_usage_error(c, name, "%s: %s", v + 1, strerror(errno));
@@ -145,108 +101,62 @@ static const char *hex_text(const struct cli *c, const char *name, size_t max_di
 	buf_cap = cap;
 	if (buf == NULL)
 		cli_usage_error(c, name, "out of memory");
-	while ((ch = getc(f)) != EOF && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'))
-		;
-	while (ch != EOF && ch != ' ' && ch != '\t' && ch != '\n' && ch != '\r' && len < cap - 1) {
-		buf[len++] = (char)ch;
-		ch = getc(f);
-	}
-	while (ch != EOF && (ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r'))
-		ch = getc(f);
-	bool error = ferror(f) != 0;
+	rc = cli_text_hex_read(f, buf, cap, n, err, sizeof(err));
 	if (f != stdin)
 		fclose(f);
-	if (error)
-		cli_usage_error(c, name, "%s: read error", v + 1);
-	if (ch != EOF && len < cap - 1)
-		cli_usage_error(c, name, "%s: more than one hex value", v + 1);
-	buf[len] = '\0';
-	*n = len;
+	if (rc != TW_OK)
+		cli_usage_error(c, name, "%s: %s", v + 1, err);
 	return buf;
-}
-
-static size_t hex_any(const struct cli *c, const char *name, const char *v, size_t n,
-		      uint8_t *out, size_t max)
-{
-	size_t len = 0;
-
-	if (n % 2 != 0)
-		cli_usage_error(c, name, "odd number of hex digits (%zu)", n);
-	if (n / 2 > max)
-		cli_usage_error(c, name, "too long: %s%zu hex digits, at most %zu",
-				n > 2 * max + 1 ? "more than " : "", n > 2 * max + 1 ? 2 * max + 1 : n,
-				2 * max);
-	if (tw_hex_decode(out, max, &len, v, n) != TW_OK)
-		cli_usage_error(c, name, "not hexadecimal");
-	return len;
 }
 
 void cli_hex(const struct cli *c, const char *name, uint8_t *out, size_t len)
 {
+	char err[CLI_TEXT_ERR_MAX];
 	size_t n;
 	const char *v = hex_text(c, name, 2 * len, &n);
 
-	if (n != 2 * len)
-		cli_usage_error(c, name, "expected %zu hex digits, got %zu%s", 2 * len,
-				n, n > 2 * len ? " or more" : "");
-	(void)hex_any(c, name, v, n, out, len);
+	if (cli_text_hex_exact(v, n, out, len, err, sizeof(err)) != TW_OK)
+		cli_usage_error(c, name, "%s", err);
 }
 
 size_t cli_hex_range(const struct cli *c, const char *name, uint8_t *out,
 		     size_t min, size_t max, size_t step)
 {
-	size_t n;
+	char err[CLI_TEXT_ERR_MAX];
+	size_t n, len = 0;
 	const char *v = hex_text(c, name, 2 * max, &n);
 
-	if (n % 2 == 0 && (n / 2 < min || n / 2 > max ||
-			   (step > 1 && (n / 2) % step != 0)))
-		cli_usage_error(c, name,
-				"expected %zu..%zu bytes%s%s of hex, got %zu%s",
-				min, max, step > 1 ? " in steps of " : "",
-				step > 1 ? (step == 8 ? "8" : "n") : "", n / 2,
-				n > 2 * max ? " or more" : "");
-	return hex_any(c, name, v, n, out, max);
+	if (cli_text_hex_range(v, n, out, min, max, step, &len, err, sizeof(err)) != TW_OK)
+		cli_usage_error(c, name, "%s", err);
+	return len;
 }
 
 size_t cli_hex_oneof(const struct cli *c, const char *name, uint8_t *out,
 		     const size_t *lens)
 {
-	size_t n, max = 0;
-	char allowed[128] = "";
-	size_t used = 0;
+	char err[CLI_TEXT_ERR_MAX];
+	size_t n, max = 0, len = 0;
 
 	for (const size_t *l = lens; *l != 0; l++)
 		if (*l > max)
 			max = *l;
 	const char *v = hex_text(c, name, 2 * max, &n);
-	for (const size_t *l = lens; *l != 0; l++) {
-		if (n == 2 * *l)
-			return hex_any(c, name, v, n, out, *l);
-		int w = snprintf(allowed + used, sizeof(allowed) - used, "%s%zu",
-				 used ? " or " : "", 2 * *l);
-		if (w > 0 && (size_t)w < sizeof(allowed) - used)
-			used += (size_t)w;
-	}
-	cli_usage_error(c, name, "expected %s hex digits, got %zu%s", allowed, n,
-			n > 2 * max ? " or more" : "");
+	if (cli_text_hex_oneof(v, n, out, lens, &len, err, sizeof(err)) != TW_OK)
+		cli_usage_error(c, name, "%s", err);
+	return len;
 }
 
 unsigned long cli_uint(const struct cli *c, const char *name,
 		       unsigned long min, unsigned long max, unsigned long def)
 {
 	const char *v = cli_get(c, name);
-	char *end = NULL;
+	char err[CLI_TEXT_ERR_MAX];
+	unsigned long x = 0;
 
 	if (v == NULL)
 		return def;
-	if (*v < '0' || *v > '9')
-		cli_usage_error(c, name, "expected a decimal number");
-	errno = 0;
-	unsigned long x = strtoul(v, &end, 10);
-	if (errno != 0 || *end != '\0')
-		cli_usage_error(c, name, "expected a decimal number");
-	if (x < min || x > max)
-		cli_usage_error(c, name, "must be between %lu and %lu", min, max);
+	if (cli_text_uint(v, min, max, &x, err, sizeof(err)) != TW_OK)
+		cli_usage_error(c, name, "%s", err);
 	return x;
 }
 

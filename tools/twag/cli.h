@@ -18,7 +18,9 @@
 enum { CLI_MAX_OPTS = 48, CLI_EXIT_USAGE = 2, CLI_EXIT_FAIL = 1 };
 
 struct cli_opt {
-	const char *name; /* without the leading "--" */
+	const char *name; /* without the leading "--"; name_len octets (a
+			   * "--name=value" argument is not cut) */
+	size_t name_len;
 	const char *val;  /* NULL for a flag */
 };
 

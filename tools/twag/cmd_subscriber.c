@@ -20,232 +20,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
+#include "sub_text.h"
 #include "twag/bytes.h"
 #include "twag/hex.h"
-#include "twag/milenage.h"
-#include "twag/sqn.h"
 #include "twag/store.h"
 #include "twag/tuak.h"
 #include "twag/vecsrc.h"
 
 enum {
 	CLI_BUSY_MS = 5000,     /* beside a running twagd: wait for its commits */
-	CSV_LINE_MAX = 1024,
 };
-
-/* A subscriber as text, from options or CSV fields (NULL: absent). */
-struct sub_text {
-	const char *imsi, *algo, *ki, *opc, *op, *topc, *top, *amf, *sqn;
-	const char *mac_bits, *res_bits, *iterations;
-};
-
-static const struct {
-	const char *name;
-	enum tw_sub_alg alg;
-} algs[] = {
-	{ "milenage", TW_SUB_MILENAGE },   { "tuak", TW_SUB_TUAK },
-	{ "comp128v1", TW_SUB_COMP128V1 }, { "comp128v2", TW_SUB_COMP128V2 },
-	{ "comp128v3", TW_SUB_COMP128V3 },
-};
-
-static const char *alg_name(enum tw_sub_alg a)
-{
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-		if (algs[i].alg == a)
-			return algs[i].name;
-	return "unknown";
-}
-
-/* Exactly len octets of hex. */
-static bool hex_exact(const char *v, uint8_t *out, size_t len)
-{
-	size_t got = 0;
-
-	return strlen(v) == 2 * len && tw_hex_decode(out, len, &got, v, 2 * len) == TW_OK &&
-	       got == len;
-}
-
-static bool dec(const char *v, unsigned long min, unsigned long max, unsigned long *out)
-{
-	char *end = NULL;
-
-	if (*v < '0' || *v > '9')
-		return false;
-	errno = 0;
-	*out = strtoul(v, &end, 10);
-	return errno == 0 && *end == '\0' && *out >= min && *out <= max;
-}
-
-#define BAD(field, ...)                                   \
-	do {                                              \
-		*bad = (field);                           \
-		snprintf(err, err_len, __VA_ARGS__);      \
-		rc = TW_ERR_INVAL;                        \
-		goto out;                                 \
-	} while (0)
-
-/*
- * Builds s from t. On bad input returns TW_ERR_INVAL with *bad = the option
- * at fault (its long name) and a message in err.
- */
-static int make_sub(const struct sub_text *t, struct tw_subscriber *s, const char **bad,
-		    char *err, size_t err_len)
-{
-	struct tw_sub_keys kk;
-	struct tw_tuak_params p;
-	enum tw_sub_alg alg = 0;
-	uint8_t k[32], opc[16], op[16], top[32], amf[2] = { 0, 0 }, sqn[6] = { 0 };
-	unsigned long x;
-	int rc = TW_OK;
-
-	memset(&kk, 0, sizeof(kk));
-	memset(&p, 0, sizeof(p));
-	*bad = NULL;
-	if (t->imsi == NULL)
-		BAD("imsi", "missing (required)");
-	{
-		size_t n = strlen(t->imsi);
-
-		if (n < TW_IMSI_MIN_LEN || n > TW_IMSI_MAX_LEN ||
-		    strspn(t->imsi, "0123456789") != n)
-			BAD("imsi", "expected 5 to 15 decimal digits");
-	}
-	if (t->algo == NULL)
-		BAD("algo", "missing (required: milenage, tuak, comp128v1, comp128v2, comp128v3)");
-	for (size_t i = 0; i < sizeof(algs) / sizeof(algs[0]); i++)
-		if (strcmp(t->algo, algs[i].name) == 0)
-			alg = algs[i].alg;
-	if (alg == 0)
-		BAD("algo", "'%s' is not milenage, tuak, comp128v1, comp128v2 or comp128v3",
-		    t->algo);
-	if (t->ki == NULL)
-		BAD("ki", "missing (required)");
-
-	/* options another algorithm's keys would need are mistakes here */
-	{
-		const struct {
-			const char *name, *val;
-			bool milenage, tuak;
-		} extra[] = {
-			{ "opc", t->opc, true, false },      { "op", t->op, true, false },
-			{ "topc", t->topc, false, true },    { "top", t->top, false, true },
-			{ "amf", t->amf, true, true },       { "sqn", t->sqn, true, true },
-			{ "mac-bits", t->mac_bits, false, true },
-			{ "res-bits", t->res_bits, false, true },
-			{ "iterations", t->iterations, false, true },
-		};
-
-		for (size_t i = 0; i < sizeof(extra) / sizeof(extra[0]); i++) {
-			bool ok = alg == TW_SUB_MILENAGE ? extra[i].milenage
-				  : alg == TW_SUB_TUAK   ? extra[i].tuak
-							 : false;
-
-			if (extra[i].val != NULL && !ok)
-				BAD(extra[i].name, "not used with --algo %s", t->algo);
-		}
-	}
-	if (alg == TW_SUB_MILENAGE || alg == TW_SUB_TUAK) {
-		if (t->amf == NULL)
-			BAD("amf", "missing (required)");
-		if (!hex_exact(t->amf, amf, 2))
-			BAD("amf", "expected 4 hex digits");
-		if (t->sqn == NULL)
-			BAD("sqn", "missing (required)");
-		if (!hex_exact(t->sqn, sqn, 6))
-			BAD("sqn", "expected 12 hex digits");
-	}
-	switch (alg) {
-	case TW_SUB_MILENAGE:
-		if (!hex_exact(t->ki, k, 16))
-			BAD("ki", "expected 32 hex digits");
-		if (t->opc != NULL && t->op != NULL)
-			BAD("op", "give either --op or --opc, not both");
-		if (t->opc == NULL && t->op == NULL)
-			BAD("opc", "missing (required: --op or --opc)");
-		if (t->opc != NULL) {
-			if (!hex_exact(t->opc, opc, 16))
-				BAD("opc", "expected 32 hex digits");
-		} else {
-			if (!hex_exact(t->op, op, 16))
-				BAD("op", "expected 32 hex digits");
-			/* TS 35.206 §4.1: OPc = OP ^ E_K(OP) */
-			rc = tw_milenage_opc(opc, k, op);
-			if (rc != TW_OK)
-				BAD("op", "cannot derive OPc");
-		}
-		rc = tw_sub_keys_milenage(&kk, k, opc, NULL);
-		break;
-	case TW_SUB_TUAK:
-		if (hex_exact(t->ki, p.k, 16))
-			p.k_len = 16;
-		else if (hex_exact(t->ki, p.k, 32))
-			p.k_len = 32;
-		else
-			BAD("ki", "expected 32 or 64 hex digits");
-		p.mac_bits = 64;
-		p.res_bits = 64;
-		p.ck_bits = 128;
-		p.ik_bits = 128;
-		p.iterations = 1;
-		/* TS 33.102 §6.3.7: AKA carries a 64-bit MAC and RES <= 128 bits */
-		if (t->mac_bits != NULL && (!dec(t->mac_bits, 64, 64, &x)))
-			BAD("mac-bits", "AKA needs 64");
-		if (t->res_bits != NULL) {
-			if (!dec(t->res_bits, 32, 128, &x) || (x != 32 && x != 64 && x != 128))
-				BAD("res-bits", "expected 32, 64 or 128");
-			p.res_bits = (uint16_t)x;
-		}
-		if (t->iterations != NULL) {
-			if (!dec(t->iterations, 1, 65535, &x))
-				BAD("iterations", "expected 1..65535");
-			p.iterations = (uint16_t)x;
-		}
-		if (t->topc != NULL && t->top != NULL)
-			BAD("top", "give either --top or --topc, not both");
-		if (t->topc == NULL && t->top == NULL)
-			BAD("topc", "missing (required: --top or --topc)");
-		if (t->topc != NULL) {
-			if (!hex_exact(t->topc, p.topc, 32))
-				BAD("topc", "expected 64 hex digits");
-		} else {
-			if (!hex_exact(t->top, top, 32))
-				BAD("top", "expected 64 hex digits");
-			/* TS 35.231 §6.1: TOPc from TOP and K */
-			rc = tw_tuak_topc(p.topc, top, p.k, p.k_len, p.iterations);
-			if (rc != TW_OK)
-				BAD("top", "cannot derive TOPc");
-		}
-		rc = tw_sub_keys_tuak(&kk, &p);
-		break;
-	default:
-		if (!hex_exact(t->ki, k, 16))
-			BAD("ki", "expected 32 hex digits");
-		rc = tw_sub_keys_comp128(&kk, (unsigned)(alg - TW_SUB_COMP128V1 + 1), k);
-		break;
-	}
-	if (rc != TW_OK)
-		BAD("ki", "keys refused: %s", tw_strerror(rc));
-	rc = tw_subscriber_init(s, t->imsi, &kk, amf);
-	if (rc != TW_OK)
-		BAD("imsi", "refused: %s", tw_strerror(rc));
-	/* Annex C.1.1: SQN = SEQ || IND (5 bits); SEQ_HE is the last SEQ used */
-	rc = tw_sqn_he_init(&s->sqn, TW_SQN_IND_BITS_DEFAULT, 0, 1,
-			    tw_load_be48(sqn) >> TW_SQN_IND_BITS_DEFAULT);
-	if (rc != TW_OK)
-		BAD("sqn", "out of range");
-out:
-	tw_wipe(&kk, sizeof(kk));
-	tw_wipe(&p, sizeof(p));
-	tw_wipe(k, sizeof(k));
-	tw_wipe(opc, sizeof(opc));
-	tw_wipe(op, sizeof(op));
-	tw_wipe(top, sizeof(top));
-	if (rc != TW_OK)
-		tw_wipe(s, sizeof(*s));
-	return rc;
-}
-
-#undef BAD
 
 /* Opens the store named by --db with the KEK rules above. */
 static struct tw_store *store_open(const struct cli *c, bool create, bool read_only)
@@ -315,7 +100,7 @@ static int sub_add(int argc, char **argv)
 	t.mac_bits = cli_get(&c, "mac-bits");
 	t.res_bits = cli_get(&c, "res-bits");
 	t.iterations = cli_get(&c, "iterations");
-	if (make_sub(&t, &s, &bad, err, sizeof(err)) != TW_OK)
+	if (sub_from_text(&t, &s, &bad, err, sizeof(err)) != TW_OK)
 		cli_usage_error(&c, bad, "%s", err);
 	st = store_open(&c, true, false);
 	rc = tw_store_sub_put(st, &s, cli_flag(&c, "replace"));
@@ -387,7 +172,7 @@ static int sub_show(int argc, char **argv)
 	if (rc != TW_OK)
 		cli_fail(&c, "show", rc);
 	printf("imsi=%s\n", i.imsi);
-	printf("algo=%s\n", alg_name(i.alg));
+	printf("algo=%s\n", sub_alg_name(i.alg));
 	/* the same lines for every algorithm (COMP128: AMF and SQN unused, 0) */
 	cli_print_hex("amf", i.amf, 2);
 	sqn_hex(sqn, i.seq_he, i.ind_bits);
@@ -421,7 +206,7 @@ static int list_one(void *arg, const struct tw_store_sub_info *i)
 	(void)arg;
 	tw_hex_encode(amf, i->amf, 2);
 	sqn_hex(sqn, i->seq_he, i->ind_bits);
-	printf("%s %s %s %s\n", i->imsi, alg_name(i->alg), amf, sqn);
+	printf("%s %s %s %s\n", i->imsi, sub_alg_name(i->alg), amf, sqn);
 	return 0;
 }
 
@@ -443,56 +228,17 @@ static int sub_list(int argc, char **argv)
 
 /* ---- import -------------------------------------------------------------- */
 
-enum { COL_IMSI, COL_ALGO, COL_KI, COL_OPC, COL_OP, COL_AMF, COL_SQN, NCOL };
-static const char *const col_names[NCOL] = { "imsi", "algo", "ki", "opc", "op", "amf", "sqn" };
-
-static char *trim(char *s)
-{
-	size_t n;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	n = strlen(s);
-	while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
-			 s[n - 1] == '\n'))
-		s[--n] = '\0';
-	return s;
-}
-
-/* Splits line at commas into at most max fields (trimmed); returns the
- * count, or max + 1 when there are more. */
-static int split(char *line, char **f, int max)
-{
-	int n = 0;
-	char *p = line;
-
-	for (;;) {
-		char *comma = strchr(p, ',');
-
-		if (n == max)
-			return max + 1;
-		if (comma != NULL)
-			*comma = '\0';
-		f[n++] = trim(p);
-		if (comma == NULL)
-			return n;
-		p = comma + 1;
-	}
-}
-
 static int sub_import(int argc, char **argv)
 {
 	static const char *const valued[] = { "db", "csv", "kek-file", NULL };
 	static const char *const flags[] = { "replace", NULL };
 	struct cli c;
-	struct tw_subscriber *subs = NULL;
-	int *lines = NULL;
-	size_t n = 0, cap = 0, bad_i = 0;
-	int map[NCOL], ncols = 0, lineno = 0, rc;
-	char line[CSV_LINE_MAX + 2];
+	struct csv_import im;
+	size_t bad_i = 0;
+	char err[CSV_ERR_MAX];
 	struct tw_store *st;
-	bool header = false;
 	FILE *f;
+	int rc;
 
 	cli_parse(&c, "subscriber import", argc, argv, valued, flags);
 	(void)cli_need(&c, "db");
@@ -500,116 +246,24 @@ static int sub_import(int argc, char **argv)
 	if (f == NULL)
 		cli_usage_error(&c, "csv", "cannot open %s: %s", cli_get(&c, "csv"),
 				strerror(errno));
-	for (int i = 0; i < NCOL; i++)
-		map[i] = -1;
-	while (fgets(line, sizeof(line), f) != NULL) {
-		char *fld[NCOL + 1], *s;
-		int nf;
-
-		lineno++;
-		if (strlen(line) > CSV_LINE_MAX)
-			cli_usage_error(&c, "csv", "line %d: longer than %d characters", lineno,
-					CSV_LINE_MAX);
-		s = trim(line);
-		if (*s == '\0' || *s == '#')
-			continue;
-		nf = split(s, fld, NCOL);
-		if (!header) {
-			/* the header names the columns, in any order */
-			if (nf > NCOL)
-				cli_usage_error(&c, "csv", "line %d: too many columns", lineno);
-			for (int i = 0; i < nf; i++) {
-				int k = -1;
-
-				for (int j = 0; j < NCOL; j++)
-					if (strcmp(fld[i], col_names[j]) == 0)
-						k = j;
-				if (k < 0)
-					cli_usage_error(&c, "csv",
-							"line %d: unknown column '%s' (header: %s)",
-							lineno, fld[i], "imsi,algo,ki,opc,op,amf,sqn");
-				if (map[k] >= 0)
-					cli_usage_error(&c, "csv", "line %d: column '%s' twice",
-							lineno, fld[i]);
-				map[k] = i;
-			}
-			for (int j = 0; j <= COL_KI; j++)
-				if (map[j] < 0)
-					cli_usage_error(&c, "csv", "line %d: no '%s' column", lineno,
-							col_names[j]);
-			ncols = nf;
-			header = true;
-			continue;
-		}
-		if (nf != ncols)
-			cli_usage_error(&c, "csv", "line %d: %d fields, the header has %d", lineno,
-					nf > NCOL ? NCOL + 1 : nf, ncols);
-		{
-			struct sub_text t;
-			const char *v[NCOL], *bad = NULL;
-			char err[160];
-
-			for (int j = 0; j < NCOL; j++)
-				v[j] = map[j] >= 0 && fld[map[j]][0] != '\0' ? fld[map[j]] : NULL;
-			memset(&t, 0, sizeof(t));
-			t.imsi = v[COL_IMSI];
-			t.algo = v[COL_ALGO];
-			t.ki = v[COL_KI];
-			t.amf = v[COL_AMF];
-			t.sqn = v[COL_SQN];
-			/* TUAK uses the opc / op columns for TOPc / TOP */
-			if (t.algo != NULL && strcmp(t.algo, "tuak") == 0) {
-				t.topc = v[COL_OPC];
-				t.top = v[COL_OP];
-			} else {
-				t.opc = v[COL_OPC];
-				t.op = v[COL_OP];
-			}
-			if (n == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				void *p1 = realloc(subs, nc * sizeof(*subs));
-
-				if (p1 == NULL)
-					cli_usage_error(&c, "csv", "out of memory");
-				subs = p1;
-				p1 = realloc(lines, nc * sizeof(*lines));
-				if (p1 == NULL)
-					cli_usage_error(&c, "csv", "out of memory");
-				lines = p1;
-				cap = nc;
-			}
-			if (make_sub(&t, &subs[n], &bad, err, sizeof(err)) != TW_OK) {
-				const char *col = bad;
-
-				if (strcmp(bad, "topc") == 0)
-					col = "opc";
-				else if (strcmp(bad, "top") == 0)
-					col = "op";
-				cli_usage_error(&c, "csv", "line %d: %s: %s", lineno, col, err);
-			}
-			lines[n++] = lineno;
-		}
-	}
+	rc = csv_import_read(&im, f, err, sizeof(err));
 	fclose(f);
-	tw_wipe(line, sizeof(line));
-	if (!header)
-		cli_usage_error(&c, "csv", "no header line (imsi,algo,ki,opc,op,amf,sqn)");
+	if (rc != TW_OK)
+		cli_usage_error(&c, "csv", "%s", err);
 
 	st = store_open(&c, true, false);
-	rc = tw_store_sub_put_many(st, subs, n, cli_flag(&c, "replace"), &bad_i);
+	rc = tw_store_sub_put_many(st, im.subs, im.n, cli_flag(&c, "replace"), &bad_i);
 	tw_store_close(st);
-	if (subs != NULL)
-		tw_wipe(subs, cap * sizeof(*subs));
-	free(subs);
-	if (rc == TW_ERR_STATE && bad_i < n) {
+	if (rc == TW_ERR_STATE && bad_i < im.n) {
 		fprintf(stderr,
 			"twag subscriber import: line %d: imsi exists (use --replace); nothing "
 			"imported\n",
-			lines[bad_i]);
-		free(lines);
+			im.lines[bad_i]);
+		csv_import_free(&im);
 		return CLI_EXIT_FAIL;
 	}
-	free(lines);
+	size_t n = im.n;
+	csv_import_free(&im);
 	if (rc != TW_OK)
 		cli_fail(&c, "import (nothing imported)", rc);
 	printf("imported=%zu\n", n);
