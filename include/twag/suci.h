@@ -244,8 +244,10 @@ TW_MUST_CHECK int tw_suci_bcd_to_msin(const uint8_t *bcd, size_t len,
  * of letters, digits and inner hyphens; UTF-8 beyond ASCII), 253 octets at
  * most.
  * Returns TW_ERR_INVAL/TW_ERR_DECODE/TW_ERR_LENGTH for a bad argument,
- * TW_ERR_UNSUPPORTED for an unknown scheme or SUPI type, TW_ERR_OVERFLOW if
- * suci_max is too small (TW_SUCI_STR_MAX always fits).
+ * TW_ERR_UNSUPPORTED for an unknown scheme or SUPI type, or for a
+ * null-scheme NAI whose text form would read back as another SUPI (a
+ * username such as "x-0-1-27-ab" after a realm: the NAI form carries it),
+ * TW_ERR_OVERFLOW if suci_max is too small (TW_SUCI_STR_MAX always fits).
  */
 TW_MUST_CHECK int tw_suci_conceal(enum tw_suci_scheme scheme,
 				  const uint8_t *hn_pub, size_t hn_pub_len,

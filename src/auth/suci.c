@@ -278,7 +278,7 @@ static int parse_text(const char *s, size_t len, struct parsed *p)
 
 	if (last_dashes(s, len, d, 4) && valid_realm(s, (size_t)(d[0] - s)) &&
 	    parse_tail(d[0] + 1, len - (size_t)(d[0] + 1 - s), p) &&
-	    p->scheme != TW_SUCI_SCHEME_NULL) {
+	    p->scheme != TW_SUCI_SCHEME_NULL && is_hex(p->out.p, p->out.len)) {
 		p->realm = (struct field){ s, (size_t)(d[0] - s) };
 		return TW_OK;
 	}
@@ -829,6 +829,20 @@ static int conceal(bool nai_form, enum tw_suci_scheme scheme, const uint8_t *hn_
 	if (o.over) {
 		rc = TW_ERR_OVERFLOW; /* cannot happen: buf is TW_SUCI_STR_MAX */
 		goto out;
+	}
+	/* The text form of a null-scheme NAI is split where a realm is
+	 * followed by "-<ri>-0-0-" and an ECIES-like tail is tried first: a
+	 * username or realm that reads another way there is refused rather
+	 * than written (the NAI form carries it). */
+	if (!nai_form && scheme == TW_SUCI_SCHEME_NULL && u.type == 1) {
+		char back[TW_SUCI_SUPI_STR_MAX];
+
+		rc = deconceal(NULL, NULL, 0, buf, 0, back, sizeof(back));
+		if (rc != TW_OK || strcmp(back, supi_str) != 0)
+			rc = TW_ERR_UNSUPPORTED;
+		tw_wipe(back, sizeof(back));
+		if (rc != TW_OK)
+			goto out;
 	}
 	if (o.len >= suci_max) {
 		rc = TW_ERR_OVERFLOW;

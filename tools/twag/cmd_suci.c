@@ -125,6 +125,9 @@ static int suci_encrypt(int argc, char **argv)
 		scheme, pub, pub_len, (uint8_t)key_id, supi, mnc_digits, routing, eph_priv, suci,
 		sizeof(suci));
 	tw_wipe(eph, sizeof(eph));
+	if (err == TW_ERR_UNSUPPORTED && !imsi && !nai_form)
+		cli_usage_error(&c, "supi", "the text form cannot carry this NAI with the null "
+				"scheme (it would read back as another); use --form nai");
 	if ((err == TW_ERR_DECODE || err == TW_ERR_LENGTH) && !imsi)
 		cli_usage_error(&c, "supi", "not an NAI of RFC 7542 (username@realm, a realm "
 				"with a dot, %d octets at most)", TW_SUCI_NAI_MAX);
