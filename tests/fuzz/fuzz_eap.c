@@ -49,6 +49,10 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	size_t n = 0;
 
 	check_mask((const char *)data, size);
+	/* a code RFC 3748 §4 / RFC 6696 §5.3 does not define: not encoded */
+	if (size > 0 && (data[0] == 0 || data[0] > TW_EAP_FINISH) &&
+	    tw_eap_encode(out, sizeof(out), &n, data[0], 1, 1, NULL, 0) == TW_OK)
+		abort();
 	if (tw_eap_decode(&v, data, size) != TW_OK)
 		return 0;
 	if (v.length > size || v.length < 4)

@@ -4,7 +4,10 @@
  * message re-encodes (when its IEs are encodable) to bytes that decode to
  * the same message type and PTI. The APN encoder (tw_wlcp_apn_encode)
  * is checked against a model of TS 23.003 §9.1 on the raw input as dotted
- * text, and must turn a decoded APN, written dotted, back into itself.
+ * text, and must turn a decoded APN, written dotted, back into itself;
+ * a decoded message altered one way at a time (reserved PTI, unknown
+ * type, a buffer one octet short, a bad APN or capability value) is
+ * refused by the encoder with the error wlcp.h names.
  */
 #include <stdbool.h>
 #include <stdlib.h>
@@ -93,6 +96,45 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (tw_wlcp_decode(&m2, out, len) != TW_OK || m2.type != m.type ||
 		    m2.pti != m.pti || len > size)
 			abort();
+		/* the encoder's own checks (wlcp.h), on the message altered
+		 * one way at a time: refused as the header says, or else
+		 * bytes that decode */
+		for (int k = 0; k < 8; k++) {
+			static const uint8_t bad_apn[3] = { 5, 'a', 'b' };
+			struct tw_wlcp_msg x = m;
+			size_t max = sizeof(out), xl = 0;
+			int want = TW_OK, rc;
+
+			switch (k) {
+			case 0: x.pti = 0; want = TW_ERR_INVAL; break;
+			case 1: x.pti = 255; want = TW_ERR_INVAL; break;
+			case 2: x.type = 0; want = TW_ERR_UNSUPPORTED; break;
+			case 3: max = len - 1; want = TW_ERR_OVERFLOW; break;
+			case 4: max = 1; want = TW_ERR_OVERFLOW; break;
+			case 5: /* an APN whose labels do not tile it */
+				if (!m.has_apn)
+					continue;
+				x.apn = bad_apn;
+				x.apn_len = sizeof(bad_apn);
+				want = -1;
+				break;
+			case 6:
+				if (!m.has_ue_n3g_cap)
+					continue;
+				x.ue_n3g_cap = 16;
+				want = -1;
+				break;
+			default:
+				if (!m.has_apn)
+					continue;
+				x.apn_len = TW_WLCP_APN_MAX + 1;
+				want = -1;
+				break;
+			}
+			rc = tw_wlcp_encode(out, max, &xl, &x);
+			if (want == -1 ? rc == TW_OK : rc != want)
+				abort();
+		}
 	}
 	return 0;
 }
