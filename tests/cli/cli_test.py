@@ -374,8 +374,9 @@ def test_suci():
         if prof == "B":
             hn_pub = hn.public_key().public_bytes(serialization.Encoding.X962,
                                                   serialization.PublicFormat.UncompressedPoint)
-        user = "".join(rng.choice("abcxyz019-._!~") for _ in range(rng.randrange(1, 60))).strip(".")
-        user = user.replace("..", ".") or "u"
+        # RFC 7542 dot-string: non-empty runs of atext joined by single dots
+        user = ".".join("".join(rng.choice("abcxyz019-_!~") for _ in range(rng.randrange(1, 12)))
+                        for _ in range(rng.randrange(1, 5)))
         nai = f"{user}@op-{rng.randrange(1000)}.example.net"
         got = twag("suci", "encrypt", "--hn-public", hn_pub.hex(), "--profile", prof, "--key-id", str(kid),
                    "--supi", "nai-" + nai, "--routing", "7", "--form", "nai")
