@@ -169,7 +169,8 @@ static int64_t mono_ns(void)
  *   0 IMSI length | 1..8 IMSI digits, two per octet, high nibble first,
  *   0xf fill (BCD) | 9 the id's leading digit (ASCII) | 0x80 | 10..12
  *   the minute it was minted (Unix minutes, big-endian, mod 2^24: a
- *   period of 31 years) | 13..15 random
+ *   period of 31 years) | 13..15 a per-store counter (mod 2^24) from a
+ *   random start, drawn again in a forked child
  * (Ids minted by earlier versions hold the bare digit, or 0 before the
  * digit was bound, in octet 9 and random octets 10..15: no mint time.)
  * So a look-up that misses memory finds the id's row by the IMSI it
@@ -180,9 +181,12 @@ static int64_t mono_ns(void)
  * for pseudonym_ttl seconds after its mint time; one without a mint time
  * is not taken. It only selects the subscriber a full authentication then
  * challenges.)
- * The random octets make every id of an IMSI look unrelated to the others
- * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable), and ids of two
- * IMSIs never collide (a permutation). This is the scheme of 3GPP TS
+ * The block cipher makes every id of an IMSI look unrelated to the others
+ * (RFC 4187 §4.1.1.7: pseudonyms must not be linkable); ids of two IMSIs
+ * never collide (a permutation), nor do two of one IMSI from one store
+ * within 2^24 mints of a minute (the counter: 3 random octets would
+ * repeat once in about 4,000 mints). Two stores on one KEK start their
+ * counters at random points. This is the scheme of 3GPP TS
  * 33.234 §6.1.1.1 (an encrypted IMSI as the temporary identity), with a
  * random fill in the block instead of ECB over the bare IMSI.
  */
@@ -260,12 +264,35 @@ int store_ident_key(struct tw_store *st, const uint8_t *kek, size_t kek_len)
 }
 
 static int random_cb(void *arg, uint8_t *out, size_t len);
+static _Atomic unsigned fork_gen;
+
+/* The next value of octets 13..15 (the counter seeded at the first mint
+ * of this store in this process) */
+static int mint_counter(struct tw_store *st, uint32_t *v)
+{
+	unsigned gen = atomic_load(&fork_gen);
+
+	if (atomic_load(&st->mint_gen) != gen) {
+		uint8_t r[4];
+		int rc = random_cb(st, r, sizeof(r));
+
+		if (rc != TW_OK)
+			return rc;
+		atomic_store(&st->mint_ctr, (uint32_t)r[0] << 24 | (uint32_t)r[1] << 16 |
+						    (uint32_t)r[2] << 8 | r[3]);
+		atomic_store(&st->mint_gen, gen);
+		tw_wipe(r, sizeof(r));
+	}
+	*v = atomic_fetch_add(&st->mint_ctr, 1);
+	return TW_OK;
+}
 
 static int mint_body(void *arg, char digit, const char *imsi, size_t imsi_len, uint8_t *out,
 		     size_t max, size_t *out_len)
 {
 	struct tw_store *st = arg;
 	uint8_t b[16], c[16];
+	uint32_t ctr = 0;
 	int rc;
 
 	if (st == NULL || imsi == NULL || out == NULL || out_len == NULL ||
@@ -287,7 +314,10 @@ static int mint_body(void *arg, char digit, const char *imsi, size_t imsi_len, u
 	b[10] = (uint8_t)(minute >> 16);
 	b[11] = (uint8_t)(minute >> 8);
 	b[12] = (uint8_t)minute;
-	rc = random_cb(st, b + 13, 3);
+	rc = mint_counter(st, &ctr);
+	b[13] = (uint8_t)(ctr >> 16);
+	b[14] = (uint8_t)(ctr >> 8);
+	b[15] = (uint8_t)ctr;
 	if (rc == TW_OK) {
 		tw_aes_encrypt(&st->id_key, c, b);
 		b32_enc(c, out);
@@ -1490,7 +1520,7 @@ out:
  * closes the store (exit() runs no such destructor), by tw_store_close.
  * Without the key (pthread_key_create failed) nothing is buffered.
  */
-static _Atomic unsigned fork_gen = 1;
+static _Atomic unsigned fork_gen = 1; /* declared above mint_counter */
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static _Thread_local struct rnd_buf {
 	uint8_t b[RND_BUF];

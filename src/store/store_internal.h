@@ -249,6 +249,11 @@ struct tw_store {
 	struct tw_aes_ctx id_key;
 	struct tw_aes_ctx state_key;
 	struct tw_hmac_sha256_ctx state_mac_key;
+	/* octets 13..15 of a minted id (ident.c): a counter from a random
+	 * start, so no two ids of one IMSI minted in one minute are equal;
+	 * mint_gen the fork generation it was seeded in */
+	_Atomic uint32_t mint_ctr;
+	_Atomic unsigned mint_gen;
 	uint64_t hash_key[2];      /* SipHash key (random per open) */
 
 	unsigned sqn_block, resync_max, resync_window, resync_bad_max;

@@ -4562,6 +4562,33 @@ static void test_minted_ids(void)
 			ok &= strcmp(seen[i], seen[j]) != 0;
 	}
 	CHECK(ok);
+	/* a forked child mints ids unlike its parent's, in the same minute */
+	{
+		char kid[8][32], mine[8][32];
+		int fd[2];
+		pid_t pid;
+
+		if (CHECK(pipe(fd) == 0)) {
+			pid = fork();
+			if (pid == 0) {
+				for (int i = 0; i < 8; i++)
+					mint_into(ops, "7", imsi, 15, kid[i], sizeof(kid[i]));
+				_exit(write(fd[1], kid, sizeof(kid)) == (ssize_t)sizeof(kid) ? 0 : 1);
+			}
+			for (int i = 0; i < 8; i++)
+				mint_into(ops, "7", imsi, 15, mine[i], sizeof(mine[i]));
+			close(fd[1]);
+			CHECK(pid > 0 && read(fd[0], kid, sizeof(kid)) == (ssize_t)sizeof(kid));
+			close(fd[0]);
+			if (pid > 0)
+				(void)waitpid(pid, NULL, 0);
+			for (int i = 0; i < 8; i++)
+				for (int j = 0; j < 8; j++)
+					ok &= strcmp(kid[i], mine[j]) != 0 &&
+					      strlen(kid[i]) == 27;
+			CHECK(ok);
+		}
+	}
 	/* IMSIs of 5..15 digits */
 	mint_into(ops, "2", "00101", 5, p, sizeof(p));
 	ossl_id_imsi(p, dec, rnd);
