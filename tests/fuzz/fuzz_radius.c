@@ -48,7 +48,9 @@ static const uint8_t secret2[100] = "a shared secret longer than one MD5 block, 
 				    "absorbs a whole block.";
 static struct tw_radius_secret ks2;
 
-enum { JOBS = 9 }; /* more than one group of MD5 lanes */
+/* more than one group of MD5 lanes; packets with Identifier 250..255
+ * run more jobs than one chunk of the batch calls (64) holds */
+enum { JOBS = 9, JOBS_WIDE = 64 + 4 };
 
 /* The attributes of p (without a Message-Authenticator) into b. */
 static void put_attrs(struct tw_radius_builder *b, const struct tw_radius_pkt *p,
@@ -70,12 +72,12 @@ static void put_attrs(struct tw_radius_builder *b, const struct tw_radius_pkt *p
 static void check_batches(const struct tw_radius_pkt *p, const uint8_t *data,
 			  const struct tw_radius_secret *ks)
 {
-	static uint8_t one[JOBS][TW_RADIUS_MAX_LEN], many[JOBS][TW_RADIUS_MAX_LEN];
-	struct tw_radius_verify_job vj[JOBS];
-	struct tw_radius_verify_resp_job rj[JOBS];
-	struct tw_radius_finish_job fj[JOBS];
-	struct tw_radius_builder b1[JOBS], bm[JOBS];
-	unsigned n = 1 + p->id % JOBS;
+	static uint8_t one[JOBS_WIDE][TW_RADIUS_MAX_LEN], many[JOBS_WIDE][TW_RADIUS_MAX_LEN];
+	static struct tw_radius_verify_job vj[JOBS_WIDE];
+	static struct tw_radius_verify_resp_job rj[JOBS_WIDE];
+	static struct tw_radius_finish_job fj[JOBS_WIDE];
+	static struct tw_radius_builder b1[JOBS_WIDE], bm[JOBS_WIDE];
+	unsigned n = p->id >= 250 ? JOBS_WIDE - 5u + (p->id - 250u) % 6 : 1u + p->id % JOBS;
 	uint8_t msk[64];
 
 	for (unsigned i = 0; i < n; i++) {
@@ -122,6 +124,169 @@ static void check_batches(const struct tw_radius_pkt *p, const uint8_t *data,
 			    (rc == TW_OK && memcmp(one[i], many[i], len) != 0))
 				abort();
 		}
+	}
+}
+
+/* NULL where a call takes a pointer, without the compiler seeing it */
+static void *volatile nul;
+
+/*
+ * The argument contract of radius.h, once: every call given a NULL where
+ * it needs an object (or a secret pointer NULL with a length) answers
+ * TW_ERR_INVAL (not for the array parameters declared [static 16]: a NULL
+ * there is undefined behaviour, which clang uses), a builder in error or spent stays so, and the batch calls
+ * mark each such job TW_ERR_INVAL while the others are answered.
+ */
+static void check_contract(const struct tw_radius_secret *ks)
+{
+	static uint8_t buf[TW_RADIUS_MAX_LEN], big[TW_RADIUS_MAX_LEN];
+	static struct tw_radius_pkt p;
+	struct tw_radius_secret s;
+	struct tw_radius_builder b;
+	struct tw_radius_verify_job vj[2];
+	struct tw_radius_verify_resp_job rj[2];
+	struct tw_radius_finish_job fj[2];
+	const uint8_t *np = nul;
+	uint8_t *nw = nul, key[32], msk[64] = { 0 };
+	size_t n = 1;
+
+	if (tw_radius_secret_init(nul, secret, 4) != TW_ERR_INVAL ||
+	    tw_radius_secret_init(&s, np, 4) != TW_ERR_INVAL ||
+	    tw_radius_secret_init(&s, big, TW_RADIUS_SECRET_MAX + 1) != TW_ERR_LENGTH ||
+	    tw_radius_secret_init(&s, np, 0) != TW_OK)
+		abort();
+	tw_radius_secret_wipe(&s);
+	tw_radius_secret_wipe(nul);
+	if (tw_radius_decode(nul, buf, 20) != TW_ERR_INVAL ||
+	    tw_radius_decode(&p, np, 20) != TW_ERR_INVAL)
+		abort();
+	/* an Access-Request with only an EAP-Start */
+	tw_radius_build_init(&b, buf, sizeof(buf), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+	tw_radius_add(&b, TW_RADIUS_EAP_MESSAGE, np, 0);
+	if (tw_radius_finish_request(&b, secret, sizeof(secret) - 1, &n) != TW_OK ||
+	    tw_radius_decode(&p, buf, n) != TW_OK)
+		abort();
+	if (tw_radius_eap_join(nul, big, 10, &n) != TW_ERR_INVAL ||
+	    tw_radius_eap_join(&p, big, 10, nul) != TW_ERR_INVAL ||
+	    tw_radius_eap_join(&p, nw, 10, &n) != TW_ERR_INVAL ||
+	    tw_radius_eap_join(&p, nw, 0, &n) != TW_OK || n != 0)
+		abort();
+	if (tw_radius_verify_request(nul, secret, 1) != TW_ERR_INVAL ||
+	    tw_radius_verify_request(&p, np, 1) != TW_ERR_INVAL ||
+	    tw_radius_verify_request_ctx(nul, ks) != TW_ERR_INVAL ||
+	    tw_radius_verify_request_ctx(&p, nul) != TW_ERR_INVAL ||
+	    tw_radius_verify_response(nul, req_auth, secret, 1, false) != TW_ERR_INVAL ||
+	    tw_radius_verify_response(&p, req_auth, np, 1, false) != TW_ERR_INVAL ||
+	    tw_radius_verify_response_ctx(nul, req_auth, ks, false) != TW_ERR_INVAL ||
+	    tw_radius_verify_response_ctx(&p, req_auth, nul, false) != TW_ERR_INVAL)
+		abort();
+	if (tw_radius_mppe_decrypt(np, 50, secret, 1, req_auth, key) != TW_ERR_INVAL ||
+	    tw_radius_mppe_decrypt(big, 50, np, 1, req_auth, key) != TW_ERR_INVAL ||
+	    tw_radius_mppe_decrypt_ctx(np, 50, ks, req_auth, key) != TW_ERR_INVAL ||
+	    tw_radius_mppe_decrypt_ctx(big, 50, nul, req_auth, key) != TW_ERR_INVAL)
+		abort();
+	if (tw_radius_get_mppe_keys(nul, secret, 1, req_auth, msk) != TW_ERR_INVAL ||
+	    tw_radius_get_mppe_keys(&p, np, 1, req_auth, msk) != TW_ERR_INVAL ||
+	    tw_radius_get_mppe_keys_ctx(nul, ks, req_auth, msk) != TW_ERR_INVAL ||
+	    tw_radius_get_mppe_keys_ctx(&p, nul, req_auth, msk) != TW_ERR_INVAL)
+		abort();
+
+	/* builders: no buffer; then each bad argument, sticky */
+	tw_radius_build_init(&b, nw, sizeof(buf), TW_RADIUS_ACCESS_ACCEPT, 1, req_auth, false);
+	if (tw_radius_finish_response(&b, secret, 1, &n) == TW_OK)
+		abort();
+	for (int k = 0; k < 8; k++) {
+		tw_radius_build_init(&b, buf, sizeof(buf), TW_RADIUS_ACCESS_ACCEPT, 1, req_auth,
+				     false);
+		switch (k) {
+		case 0: tw_radius_add(&b, 0, "x", 1); break;
+		case 1: tw_radius_add(&b, TW_RADIUS_MESSAGE_AUTHENTICATOR, big, 16); break;
+		case 2: tw_radius_add(&b, TW_RADIUS_REPLY_MESSAGE, np, 3); break;
+		case 3: tw_radius_add_eap(&b, np, 5); break;
+		case 4: tw_radius_add_mppe_keys(&b, np, 3, req_auth, msk, 1); break;
+		case 5: tw_radius_add_mppe_keys_ctx(&b, nul, req_auth, msk, 1); break;
+		case 6: tw_radius_add(&b, TW_RADIUS_REPLY_MESSAGE, np, 1); break;
+		default:
+			tw_radius_add_mppe_keys_later(&b, msk, 1);
+			tw_radius_add_mppe_keys_later(&b, msk, 3); /* once per reply */
+			break;
+		}
+		if (b.err != TW_ERR_INVAL)
+			abort();
+		/* sticky: nothing more goes in, and the finish says why */
+		tw_radius_add(&b, TW_RADIUS_REPLY_MESSAGE, "x", 1);
+		tw_radius_add_eap(&b, big, 5);
+		tw_radius_add_mppe_keys(&b, secret, 1, req_auth, msk, 1);
+		tw_radius_add_mppe_keys_ctx(&b, ks, req_auth, msk, 1);
+		tw_radius_add_mppe_keys_later(&b, msk, 1);
+		if (b.err != TW_ERR_INVAL ||
+		    tw_radius_finish_response(&b, secret, 1, &n) != TW_ERR_INVAL)
+			abort();
+	}
+	tw_radius_build_init(&b, buf, sizeof(buf), TW_RADIUS_ACCESS_ACCEPT, 1, req_auth, false);
+	if (tw_radius_finish_response(nul, secret, 1, &n) != TW_ERR_INVAL ||
+	    tw_radius_finish_response(&b, secret, 1, nul) != TW_ERR_INVAL ||
+	    tw_radius_finish_response(&b, np, 1, &n) != TW_ERR_INVAL ||
+	    tw_radius_finish_request(&b, np, 1, &n) != TW_ERR_INVAL ||
+	    tw_radius_finish_response_ctx(&b, nul, &n) != TW_ERR_INVAL ||
+	    tw_radius_finish_request_ctx(&b, nul, &n) != TW_ERR_INVAL)
+		abort();
+
+	/* batches: a job without its packet or secret, beside a good one */
+	tw_radius_verify_requests_ctx(nul, 3);
+	tw_radius_verify_responses_ctx(nul, 3);
+	tw_radius_finish_requests_ctx(nul, 3);
+	tw_radius_finish_responses_ctx(nul, 3);
+	tw_radius_build_init(&b, buf, sizeof(buf), TW_RADIUS_ACCESS_REQUEST, 1, req_auth, true);
+	tw_radius_add(&b, TW_RADIUS_EAP_MESSAGE, np, 0);
+	if (tw_radius_finish_request_ctx(&b, ks, &n) != TW_OK ||
+	    tw_radius_decode(&p, buf, n) != TW_OK)
+		abort();
+	vj[0] = (struct tw_radius_verify_job){ nul, ks, 0 };
+	vj[1] = (struct tw_radius_verify_job){ &p, ks, -1 };
+	tw_radius_verify_requests_ctx(vj, 2);
+	if (vj[0].rc != TW_ERR_INVAL || vj[1].rc != TW_OK)
+		abort();
+	vj[0] = (struct tw_radius_verify_job){ &p, nul, 0 };
+	tw_radius_verify_requests_ctx(vj, 1);
+	if (vj[0].rc != TW_ERR_INVAL)
+		abort();
+	for (int k = 0; k < 3; k++) {
+		rj[0] = (struct tw_radius_verify_resp_job){ k == 0 ? nul : &p,
+							    k == 1 ? np : req_auth,
+							    k == 2 ? nul : ks, false, 0 };
+		rj[1] = (struct tw_radius_verify_resp_job){ &p, req_auth, ks, false, 0 };
+		tw_radius_verify_responses_ctx(rj, 2);
+		if (rj[0].rc != TW_ERR_INVAL ||
+		    rj[1].rc != tw_radius_verify_response_ctx(&p, req_auth, ks, false))
+			abort();
+	}
+	for (int resp = 0; resp < 2; resp++) {
+		struct tw_radius_builder bb[2];
+		static uint8_t o2[2][TW_RADIUS_MAX_LEN];
+
+		for (int i = 0; i < 2; i++) {
+			tw_radius_build_init(&bb[i], o2[i], TW_RADIUS_MAX_LEN, resp ? 2 : 1, 7,
+					     req_auth, true);
+			tw_radius_add_mppe_keys_later(&bb[i], msk, 9);
+		}
+		fj[0] = (struct tw_radius_finish_job){ nul, ks, 0, 1 };
+		fj[1] = (struct tw_radius_finish_job){ &bb[0], nul, 0, 1 };
+		if (resp)
+			tw_radius_finish_responses_ctx(fj, 2);
+		else
+			tw_radius_finish_requests_ctx(fj, 2);
+		/* the job without a secret failed, its keys wiped */
+		if (fj[0].rc != TW_ERR_INVAL || fj[1].rc != TW_ERR_INVAL || fj[1].len != 0 ||
+		    bb[0].mppe_n != 0)
+			abort();
+		fj[0] = (struct tw_radius_finish_job){ &bb[1], ks, 0, 1 };
+		if (resp)
+			tw_radius_finish_responses_ctx(fj, 1);
+		else
+			tw_radius_finish_requests_ctx(fj, 1);
+		if (fj[0].rc != TW_OK || fj[0].len == 0)
+			abort();
 	}
 }
 
@@ -309,6 +474,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		    tw_radius_secret_init(&ks2, secret2, sizeof(secret2)) != TW_OK)
 			abort();
 		ks_ready = 1;
+		check_contract(&ks);
 	}
 	check_builders(data, size, &ks);
 	check_sticky(data, size, &ks);
