@@ -24,6 +24,13 @@ static const uint8_t tk[32] = {
 	0xc9, 0x7c, 0x1f, 0x67, 0xce, 0x37, 0x11, 0x85, 0x51, 0x4a, 0x8a, 0x19, 0xf2, 0xbd, 0xd5, 0x2f,
 };
 
+/* d is frame (len >= 2) again with the Protected bit (FC bit 14) set */
+static bool is_frame(const uint8_t *d, const uint8_t *frame, size_t len)
+{
+	return (d[1] & 0x40) != 0 && d[0] == frame[0] && (d[1] & ~0x40) == (frame[1] & ~0x40) &&
+	       memcmp(d + 2, frame + 2, len - 2) == 0;
+}
+
 /*
  * The encapsulation side on the input as an MPDU (header || body): with a
  * key whose SPP A-MSDU flag and a PN start the selector picks, a frame
@@ -127,9 +134,101 @@ static void check_encap(unsigned sel, const struct tw_ccmp_key *key0, const uint
 			if (dec[i] != 0)
 				abort();
 	}
+	/* in place (out = the frame's own buffer), and into an output that
+	 * lies below the input: the same octets both ways; without a
+	 * receiver (rx NULL) no replay check */
+	{
+		static uint8_t place[2][4200];
+		struct tw_ccmp_tx t2 = { start };
+		size_t l2 = 0;
+
+		memcpy(place[0], frame, len);
+		if (tw_ccmp_encap(&key, &t2, place[0], len, place[0], sizeof(place[0]), &l2) !=
+			    TW_OK ||
+		    l2 != el || memcmp(place[0], enc, el) != 0)
+			abort();
+		if (tw_ccmp_decap(&key, NULL, place[0], el, place[0], sizeof(place[0]), &l2,
+				  NULL) != TW_OK ||
+		    l2 != len || !is_frame(place[0], frame, len))
+			abort();
+		memcpy(place[1] + 2100, frame, len);
+		t2.pn = start;
+		if (tw_ccmp_encap(&key, &t2, place[1] + 2100, len, place[1], 2100, &l2) != TW_OK ||
+		    l2 != el || memcmp(place[1], enc, el) != 0)
+			abort();
+		memcpy(place[1] + 2100, enc, el);
+		if (tw_ccmp_decap(&key, NULL, place[1] + 2100, el, place[1], 2100, &l2, NULL) !=
+			    TW_OK ||
+		    l2 != len || !is_frame(place[1], frame, len) ||
+		    tw_ccmp_decap(&other, NULL, enc, el, dec, sizeof(dec), &l2, NULL) !=
+			    TW_ERR_NOTFOUND ||
+		    tw_ccmp_decap(&key, NULL, enc, 10, dec, sizeof(dec), &l2, NULL) !=
+			    TW_ERR_DECODE)
+			abort();
+		/* an output one octet short of header || body (or of the
+		 * encapsulated frame) */
+		t2.pn = start;
+		if (tw_ccmp_decap(&key, NULL, enc, el, dec, len - 1, &l2, NULL) != TW_ERR_OVERFLOW ||
+		    tw_ccmp_encap(&key, &t2, frame, len, place[0], el - 1, &l2) != TW_ERR_OVERFLOW ||
+		    t2.pn != start)
+			abort();
+	}
 	/* the end of the PN space: no frame after 2^48 - 1 */
 	if (start == TW_CCMP_PN_MAX - 1 &&
 	    tw_ccmp_encap(&key, &tx, frame, len, enc, sizeof(enc), &el) != TW_ERR_RANGE)
+		abort();
+}
+
+/* NULL where a call takes a pointer, without the compiler seeing it */
+static void *volatile nul;
+
+/* The argument contract of ccmp.h, once: NULL pointers are TW_ERR_INVAL,
+ * in the single calls and per MPDU of a batch (the others answered). */
+static void check_contract(const struct tw_ccmp_key *key)
+{
+	static const uint8_t f[40] = { 0x08, 0x01, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+				       13, 14, 15, 16, 17, 18, 0, 0, 0xaa, 0xaa, 3, 0, 0, 0 };
+	static uint8_t o[2][128];
+	const uint8_t *np = nul;
+	struct tw_ccmp_key k;
+	struct tw_ccmp_tx tx = { 0 };
+	struct tw_ccmp_rx rx;
+	struct tw_ccmp_mpdu m[2];
+	size_t n = 0;
+
+	if (tw_ccmp_key_init(nul, TW_CCMP_128, tk, 16, 0) != TW_ERR_INVAL ||
+	    tw_ccmp_key_init(&k, TW_CCMP_128, np, 16, 0) != TW_ERR_INVAL)
+		abort();
+	tw_ccmp_rx_init(&rx);
+	if (tw_ccmp_encap(nul, &tx, f, sizeof(f), o[0], sizeof(o[0]), &n) != TW_ERR_INVAL ||
+	    tw_ccmp_encap(key, nul, f, sizeof(f), o[0], sizeof(o[0]), &n) != TW_ERR_INVAL ||
+	    tw_ccmp_encap(key, &tx, np, sizeof(f), o[0], sizeof(o[0]), &n) != TW_ERR_INVAL ||
+	    tw_ccmp_encap(key, &tx, f, sizeof(f), nul, sizeof(o[0]), &n) != TW_ERR_INVAL ||
+	    tw_ccmp_encap(key, &tx, f, sizeof(f), o[0], sizeof(o[0]), nul) != TW_ERR_INVAL ||
+	    tw_ccmp_decap(nul, &rx, f, sizeof(f), o[0], sizeof(o[0]), &n, NULL) != TW_ERR_INVAL ||
+	    tw_ccmp_decap(key, &rx, np, sizeof(f), o[0], sizeof(o[0]), &n, NULL) != TW_ERR_INVAL ||
+	    tw_ccmp_decap(key, &rx, f, sizeof(f), nul, sizeof(o[0]), &n, NULL) != TW_ERR_INVAL ||
+	    tw_ccmp_decap(key, &rx, f, sizeof(f), o[0], sizeof(o[0]), nul, NULL) != TW_ERR_INVAL ||
+	    tx.pn != 0)
+		abort();
+	if (tw_ccmp_encap_batch(nul, 1) != TW_ERR_INVAL || tw_ccmp_decap_batch(nul, 1) != TW_ERR_INVAL ||
+	    tw_ccmp_encap_batch(nul, 0) != TW_OK || tw_ccmp_decap_batch(nul, 0) != TW_OK)
+		abort();
+	memset(m, 0, sizeof(m));
+	m[0] = (struct tw_ccmp_mpdu){ .key = key, .tx = nul, .in = f, .in_len = sizeof(f),
+				      .out = o[0], .out_cap = sizeof(o[0]) };
+	m[1] = (struct tw_ccmp_mpdu){ .key = key, .tx = &tx, .in = f, .in_len = sizeof(f),
+				      .out = o[1], .out_cap = sizeof(o[1]) };
+	if (tw_ccmp_encap_batch(m, 2) != TW_ERR_INVAL || m[0].status != TW_ERR_INVAL ||
+	    m[1].status != TW_OK || tx.pn != 1)
+		abort();
+	m[0] = (struct tw_ccmp_mpdu){ .key = nul, .rx = &rx, .in = o[1], .in_len = m[1].out_len,
+				      .out = o[0], .out_cap = sizeof(o[0]) };
+	m[1] = (struct tw_ccmp_mpdu){ .key = key, .rx = &rx, .in = o[1], .in_len = m[1].out_len,
+				      .out = o[1], .out_cap = sizeof(o[1]) };
+	if (tw_ccmp_decap_batch(m, 2) != TW_ERR_INVAL || m[0].status != TW_ERR_INVAL ||
+	    m[1].status != TW_OK || m[1].out_len != sizeof(f) || memcmp(o[1] + 2, f + 2, 38) != 0 ||
+	    o[1][1] != (f[1] | 0x40))
 		abort();
 }
 
@@ -149,6 +248,11 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	enum tw_ccmp_cipher c = ciphers[data[0] & 3];
 	if (tw_ccmp_key_init(&key, c, tk, c == TW_CCMP_128 || c == TW_GCMP_128 ? 16 : 32, 0) != TW_OK)
 		abort();
+	static bool contract_done;
+	if (!contract_done) {
+		check_contract(&key);
+		contract_done = true;
+	}
 	tw_ccmp_rx_init(&rx);
 	tw_ccmp_rx_init(&rx2);
 	int err = tw_ccmp_decap(&key, &rx, data + 1, size - 1, out, sizeof(out), &ol, &pn);
