@@ -232,13 +232,65 @@ static void check_prf(const uint8_t *d, size_t n)
 		abort();
 }
 
+/* NULL where a call takes a pointer, without the compiler seeing it */
+static void *volatile nul;
+
+/* The argument contract of wlan_keys.h, once: NULL pointers (not the
+ * [static N] arrays, where NULL is undefined) are TW_ERR_INVAL, a MIC
+ * length outside Table 12-11 TW_ERR_LENGTH, a PMK from no MSK zero. */
+static void check_contract(void)
+{
+	static const uint8_t z[64];
+	uint8_t out[64], pmk[32], frame[128] = { 2, 3, 0, 95 };
+	const uint8_t *np = nul;
+	struct tw_wlan_ptk ptk;
+	struct tw_eapol_key k;
+
+	memset(pmk, 1, sizeof(pmk));
+	if (tw_wlan_pmk_from_msk(pmk, np, 64) != TW_ERR_INVAL || memcmp(pmk, z, 32) != 0)
+		abort();
+	if (tw_wlan_prf_sha1(nul, 16, z, 16, "l", z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_prf_sha1(out, 16, z, 16, nul, z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_prf_sha1(out, 16, np, 16, "l", z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_prf_sha1(out, 16, z, 16, "l", np, 4) != TW_ERR_INVAL ||
+	    tw_wlan_prf_sha1(out, 16, np, 0, "l", np, 0) != TW_OK ||
+	    tw_wlan_kdf_sha256(nul, 16, z, 16, "l", z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_kdf_sha256(out, 16, z, 16, nul, z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_kdf_sha256(out, 16, np, 16, "l", z, 4) != TW_ERR_INVAL ||
+	    tw_wlan_kdf_sha256(out, 16, z, 16, "l", np, 4) != TW_ERR_INVAL ||
+	    tw_wlan_kdf_sha256(out, 16, np, 0, "l", np, 0) != TW_OK)
+		abort();
+	if (tw_wlan_ptk_expand(nul, 48, TW_WLAN_AKM_8021X, z, z, z, z, z) != TW_ERR_INVAL ||
+	    tw_wlan_ptk_derive(nul, TW_WLAN_AKM_8021X, TW_WLAN_CIPHER_CCMP_128, z, z, z, z, z) !=
+		    TW_ERR_INVAL)
+		abort();
+	(void)ptk;
+	if (tw_eapol_key_decode(nul, frame, sizeof(frame), 16) != TW_ERR_INVAL ||
+	    tw_eapol_key_decode(&k, np, 10, 16) != TW_ERR_INVAL ||
+	    tw_eapol_key_decode(&k, frame, sizeof(frame), 8) != TW_ERR_LENGTH ||
+	    tw_eapol_key_decode(&k, frame, sizeof(frame), 32) != TW_ERR_LENGTH)
+		abort();
+	if (tw_wlan_eapol_mic(out, TW_WLAN_AKM_8021X, np, 16, frame, sizeof(frame)) !=
+		    TW_ERR_INVAL ||
+	    tw_wlan_eapol_mic(out, TW_WLAN_AKM_8021X, z, 16, np, sizeof(frame)) != TW_ERR_INVAL ||
+	    tw_wlan_eapol_mic_set(TW_WLAN_AKM_8021X, np, 16, frame, sizeof(frame)) !=
+		    TW_ERR_INVAL ||
+	    tw_wlan_eapol_mic_verify(TW_WLAN_AKM_8021X, z, 16, np, sizeof(frame)) == TW_OK)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	static const size_t mic_lens[4] = { 16, 24, 0, 16 };
 	static const unsigned akms[4] = { 2, 5, 8, 6 };
 	uint8_t kck[16], mic[16];
 	struct tw_eapol_key k;
+	static bool contract_done;
 
+	if (!contract_done) {
+		check_contract();
+		contract_done = true;
+	}
 	if (size < 1)
 		return 0;
 	size_t mic_len = mic_lens[data[0] & 3];
