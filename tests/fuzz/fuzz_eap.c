@@ -42,12 +42,49 @@ static void check_mask(const char *d, size_t n)
 		abort();
 }
 
+/* NULL where a call takes a pointer, without the compiler seeing it */
+static void *volatile nul;
+
+/* The argument contract of eap.h and nai.h, once: a NULL object or
+ * buffer, or NULL data with a length, is TW_ERR_INVAL. */
+static void check_contract(void)
+{
+	static const uint8_t pkt[8] = { 2, 1, 0, 8, 1, 'a', 'b', 'c' };
+	const uint8_t *np = nul;
+	struct tw_eap_view v;
+	struct tw_nai nai;
+	uint8_t out[16];
+	char imsi[16];
+	size_t n = 0;
+
+	if (tw_eap_decode(nul, pkt, sizeof(pkt)) != TW_ERR_INVAL ||
+	    tw_eap_decode(&v, np, 8) != TW_ERR_INVAL || tw_eap_set_length(nul, 8) != TW_ERR_INVAL ||
+	    tw_eap_encode(nul, 16, &n, 2, 1, 1, pkt, 3) != TW_ERR_INVAL ||
+	    tw_eap_encode(out, 16, nul, 2, 1, 1, pkt, 3) != TW_ERR_INVAL ||
+	    tw_eap_encode(out, 16, &n, 2, 1, 1, np, 3) != TW_ERR_INVAL ||
+	    tw_eap_encode(out, 16, &n, 2, 1, 1, np, 0) != TW_OK || n != 5 ||
+	    tw_eap_encode(out, 16, &n, 3, 1, 1, np, 3) != TW_OK || n != 4)
+		abort();
+	if (tw_nai_parse(nul, pkt + 5, 3) != TW_ERR_INVAL ||
+	    tw_nai_parse(&nai, np, 3) != TW_ERR_INVAL ||
+	    tw_nai_parse(&nai, (const uint8_t *)"1001010123456789", 16) != TW_OK ||
+	    tw_nai_imsi(nul, imsi, &n) != TW_ERR_INVAL || tw_nai_imsi(&nai, imsi, nul) != TW_ERR_INVAL ||
+	    tw_nai_mask_imsi(nul, 16, "001010123456789", 15) != TW_ERR_INVAL ||
+	    tw_nai_mask_imsi(imsi, 16, nul, 15) != TW_ERR_INVAL)
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct tw_eap_view v;
 	uint8_t out[65536 + 8];
 	size_t n = 0;
+	static bool contract_done;
 
+	if (!contract_done) {
+		check_contract();
+		contract_done = true;
+	}
 	check_mask((const char *)data, size);
 	/* a code RFC 3748 §4 / RFC 6696 §5.3 does not define: not encoded */
 	if (size > 0 && (data[0] == 0 || data[0] > TW_EAP_FINISH) &&
