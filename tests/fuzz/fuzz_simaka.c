@@ -7,6 +7,10 @@
  * AT_MAC that verifies under the key and no other, the same when MACed in
  * a batch (rebuild); AT_CHECKCODE over the input agrees with OpenSSL's
  * SHA-1 / SHA-256 and verifies as RFC 4187 §10.13 says (check_checkcode).
+ * A decoded message with AT_MAC gets a MAC computed by OpenSSL and must
+ * then verify, its AT_ENCR_DATA decrypting as OpenSSL does (macked); the
+ * raw input also goes through the nested decoder (raw_inner); and once
+ * per process the APIs' documented refusals are checked (contract).
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>

@@ -10,7 +10,9 @@
  * plaintext wiped; no room for it is TW_ERR_OVERFLOW. An accepted nested
  * message re-encrypted by the builder (tw_simaka_end_encr, and
  * _end_encr_later with tw_simaka_encrypt_many in a batch: the same octets)
- * decrypts to the same attributes.
+ * decrypts to the same attributes. Once per process, the codec's documented
+ * refusals, and its MACs (one pass, streamed, batched in lanes) against
+ * OpenSSL's HMAC (contract).
  */
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
