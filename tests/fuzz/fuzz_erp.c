@@ -8,13 +8,17 @@
  * from the input, a whole peer/server exchange (check_exchange): the KDF
  * against RFC 5295 computed with OpenSSL, one Re-auth accepted once and
  * never altered, both sides with the rMSK of RFC 6696 §4.6, failure
- * Finish, Re-auth-Start and SEQ exhaustion.
+ * Finish, Re-auth-Start and SEQ exhaustion. The input re-tagged by OpenSSL
+ * under the known key (signed_input) reaches what follows the tag check;
+ * once per process the documented refusals of erp.h (contract).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
+#include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/erp.h"
 
@@ -218,6 +222,190 @@ static void check_exchange(const uint8_t *d, size_t n)
 	tw_erp_key_wipe(&srv_key);
 }
 
+static void want_rc(int got, int want)
+{
+	if (got != want)
+		abort();
+}
+
+/*
+ * The documented refusals of erp.h, once per process: NULL pointers, an
+ * empty Session-ID or realm, an unknown cryptosuite, messages the encoder
+ * cannot make (a Re-auth-Start as Finish or with a keyName-NAI, a Re-auth
+ * without one, an untagged success Finish, an attribute of no or too
+ * many octets, no room), a peer without a Re-auth outstanding.
+ */
+static void contract(void)
+{
+	static bool done;
+	static const uint8_t emsk[64] = { 9 }, sid[3] = { 1, 2, 3 }, nai[254] = { 'a' };
+	struct tw_erp_key_ctx k;
+	struct tw_erp_msg m;
+	uint8_t out[600], rmsk[64], name[8];
+	size_t len = 1;
+
+	if (done)
+		return;
+	done = true;
+	want_rc(tw_erp_kdf(NULL, 8, emsk, 64, "x", NULL, 0), TW_ERR_INVAL);
+	want_rc(tw_erp_kdf(out, 8, emsk, 64, NULL, NULL, 0), TW_ERR_INVAL);
+	want_rc(tw_erp_kdf(out, 8, NULL, 1, "x", NULL, 0), TW_ERR_INVAL);
+	want_rc(tw_erp_kdf(out, 8, emsk, 64, "x", NULL, 1), TW_ERR_INVAL);
+	want_rc(tw_erp_emsk_name(name, NULL, 3), TW_ERR_LENGTH);
+	want_rc(tw_erp_emsk_name(name, sid, 0), TW_ERR_LENGTH);
+	want_rc(tw_erp_rik(out, emsk, 4), TW_ERR_UNSUPPORTED);
+	if (tw_erp_tag_len(0) != 0 || tw_erp_tag_len(1) != 8 || tw_erp_tag_len(3) != 32)
+		abort();
+	want_rc(tw_erp_key_init(NULL, emsk, sid, 3, "r", 1, 2), TW_ERR_INVAL);
+	want_rc(tw_erp_key_init(&k, emsk, sid, 3, NULL, 1, 2), TW_ERR_LENGTH);
+	want_rc(tw_erp_key_init(&k, emsk, sid, 0, "r", 1, 2), TW_ERR_LENGTH);
+	want_rc(tw_erp_key_init(&k, emsk, sid, 3, "r", 1, 0), TW_ERR_UNSUPPORTED);
+	tw_erp_key_wipe(NULL);
+	want_rc(tw_erp_decode(NULL, sid, 3), TW_ERR_INVAL);
+	want_rc(tw_erp_decode_suite(NULL, sid, 3, 4), TW_ERR_INVAL);
+	want_rc(tw_erp_decode_suite(&m, sid, 3, 4), TW_ERR_INVAL);
+	want_rc(tw_erp_key_init(&k, emsk, sid, 3, "r", 1, 2), TW_OK);
+	/* the encoder */
+	memset(&m, 0, sizeof(m));
+	m.code = TW_EAP_INITIATE;
+	m.type = TW_ERP_TYPE_REAUTH;
+	want_rc(tw_erp_encode(NULL, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	want_rc(tw_erp_encode(out, sizeof(out), NULL, &m, &k), TW_ERR_INVAL);
+	want_rc(tw_erp_encode(out, sizeof(out), &len, NULL, &k), TW_ERR_INVAL);
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL); /* no NAI */
+	m.keyname_nai = nai;
+	m.keyname_nai_len = 254;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	m.keyname_nai_len = 20;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, NULL), TW_ERR_INVAL); /* untagged */
+	m.code = TW_EAP_FINISH;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, NULL), TW_ERR_INVAL);
+	m.flags = TW_ERP_FLAG_R;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, NULL), TW_OK);
+	{
+		struct tw_erp_key_ctx nosuite = k;
+
+		nosuite.cryptosuite = 0;
+		want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &nosuite), TW_ERR_INVAL);
+	}
+	want_rc(tw_erp_encode(out, 4, &len, &m, &k), TW_ERR_OVERFLOW);
+	want_rc(tw_erp_encode(out, 30, &len, &m, &k), TW_ERR_OVERFLOW);
+	m.domain_len = 3;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	m.domain = nai;
+	m.domain_len = 256;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_LENGTH);
+	m.domain_len = 0;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	m.domain = NULL;
+	/* every attribute and both lifetimes: the decoder gives them back */
+	m.cryptosuites = sid;
+	m.cryptosuites_len = 3;
+	m.auth_ind = nai;
+	m.auth_ind_len = 5;
+	m.has_rrk_lifetime = m.has_rmsk_lifetime = true;
+	m.rrk_lifetime = 0x01020304;
+	m.rmsk_lifetime = 7;
+	{
+		struct tw_erp_msg d;
+
+		want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_OK);
+		want_rc(tw_erp_decode_suite(&d, out, len, 2), TW_OK);
+		if (d.cryptosuites_len != 3 || d.auth_ind_len != 5 || !d.has_rrk_lifetime ||
+		    d.rrk_lifetime != 0x01020304 || d.rmsk_lifetime != 7 ||
+		    tw_erp_verify_tag(&k, out, &d) != TW_OK)
+			abort();
+		want_rc(tw_erp_verify_tag(NULL, out, &d), TW_ERR_INVAL);
+		want_rc(tw_erp_verify_tag(&k, NULL, &d), TW_ERR_INVAL);
+		want_rc(tw_erp_verify_tag(&k, out, NULL), TW_ERR_INVAL);
+		d.tag = NULL;
+		want_rc(tw_erp_verify_tag(&k, out, &d), TW_ERR_AUTH);
+	}
+	m.type = 3;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	m.code = 1;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, &k), TW_ERR_INVAL);
+	m.code = TW_EAP_FINISH;
+	m.type = TW_ERP_TYPE_REAUTH_START;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, NULL), TW_ERR_INVAL);
+	m.code = TW_EAP_INITIATE;
+	want_rc(tw_erp_encode(out, sizeof(out), &len, &m, NULL), TW_ERR_INVAL); /* with a NAI */
+	want_rc(tw_erp_build_reauth_start(out, sizeof(out), &len, 1, NULL, 3), TW_ERR_INVAL);
+	want_rc(tw_erp_build_reauth_start(out, sizeof(out), &len, 1, NULL, 0), TW_OK);
+	/* the two sides */
+	want_rc(tw_erp_server_reauth(NULL, NULL, out, len, out, sizeof(out), &len, rmsk, NULL),
+		TW_ERR_INVAL);
+	want_rc(tw_erp_server_reauth(lookup, NULL, out, len, NULL, sizeof(out), &len, rmsk, NULL),
+		TW_ERR_INVAL);
+	want_rc(tw_erp_server_reauth(lookup, NULL, out, len, out, sizeof(out), NULL, rmsk, NULL),
+		TW_ERR_INVAL);
+	want_rc(tw_erp_peer_build_reauth(NULL, out, sizeof(out), &len, 1, 0), TW_ERR_INVAL);
+	want_rc(tw_erp_peer_finish(NULL, out, len, rmsk), TW_ERR_INVAL);
+	k.pending = false;
+	want_rc(tw_erp_peer_finish(&k, out, len, rmsk), TW_ERR_STATE);
+	want_rc(tw_erp_peer_build_reauth(&k, out, 20, &len, 1, 0), TW_ERR_OVERFLOW);
+	tw_erp_key_wipe(&k);
+}
+
+/*
+ * The input as an ERP Re-auth or Finish of the fixed key's suite, its tag
+ * made valid by OpenSSL (HMAC-SHA-256-128 under rIK = KDF(rRK, rIK label |
+ * cryptosuite), RFC 6696 §4.3, §5.3.2): the tag verifies; the server
+ * accepts an EAP-Initiate naming the key (rMSK as §4.6 computes with
+ * OpenSSL), then refuses the same SEQ as a replay; the peer, waiting for
+ * that SEQ, accepts a Finish naming the key and refuses it when R = 1.
+ */
+static void signed_input(const uint8_t *d, size_t size)
+{
+	static uint8_t pkt[70000], out[1200];
+	struct tw_erp_key_ctx before = key, *used = NULL;
+	struct tw_erp_msg m;
+	uint8_t rik[64], tag[32], rmsk[64], want[64], s[2];
+	size_t len = 0;
+
+	if (size > sizeof(pkt) || tw_erp_decode_suite(&m, d, size, key.cryptosuite) != TW_OK ||
+	    m.tag == NULL)
+		return;
+	memcpy(pkt, d, size);
+	kdf_ref(rik, 64, key.rrk, 64, "Re-authentication Integrity Key@ietf.org",
+		&key.cryptosuite, 1);
+	hmac256(rik, 64, pkt, m.signed_len, tag);
+	memcpy(pkt + m.signed_len, tag, m.tag_len);
+	if (tw_erp_decode_suite(&m, pkt, size, key.cryptosuite) != TW_OK ||
+	    tw_erp_verify_tag(&key, pkt, &m) != TW_OK)
+		abort();
+	bool ours = m.keyname_nai_len == key.keyname_nai_len &&
+		    memcmp(m.keyname_nai, key.keyname_nai, m.keyname_nai_len) == 0;
+	tw_store_be16(s, m.seq);
+	kdf_ref(want, 64, key.rrk, 64, "Re-authentication Master Session Key@ietf.org", s, 2);
+	int rc = tw_erp_server_reauth(lookup, NULL, pkt, size, out, sizeof(out), &len, rmsk,
+				      &used);
+	if (m.code == TW_EAP_INITIATE && ours) {
+		struct tw_erp_msg f;
+
+		if (rc != TW_OK || used != &key || memcmp(rmsk, want, 64) != 0 ||
+		    tw_erp_decode_suite(&f, out, len, key.cryptosuite) != TW_OK ||
+		    f.code != TW_EAP_FINISH || f.seq != m.seq || f.id != m.id ||
+		    tw_erp_server_reauth(lookup, NULL, pkt, size, out, sizeof(out), &len, rmsk,
+					 &used) != TW_ERR_REPLAY)
+			abort();
+	} else if (rc == TW_OK) {
+		abort();
+	}
+	key = before;
+	key.pending = true;
+	key.pending_seq = m.seq;
+	rc = tw_erp_peer_finish(&key, pkt, size, rmsk);
+	if (m.code == TW_EAP_FINISH && ours) {
+		if (rc != (m.flags & TW_ERP_FLAG_R ? TW_ERR_AUTH : TW_OK) ||
+		    (rc == TW_OK && (memcmp(rmsk, want, 64) != 0 || key.pending)))
+			abort();
+	} else if (rc == TW_OK) {
+		abort();
+	}
+	key = before;
+}
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 {
 	struct tw_erp_msg m, m2;
@@ -262,6 +450,8 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (tw_erp_peer_finish(&key, data, size, rmsk) == TW_OK)
 		abort();
 	key = before;
+	contract();
+	signed_input(data, size);
 	check_exchange(data, size);
 	return 0;
 }
