@@ -546,23 +546,21 @@ void tw_aka_server_vector_many(struct tw_aka_server_vec_job *jobs, size_t n)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct tw_aka_server_vec_job *J = &jobs[i];
-		bool again = false;
+		bool ok = lane_job(J), again = false;
 
 		J->out_len = 0;
 		J->batched = false;
-		if (!lane_job(J)) {
-			J->rc = tw_aka_server_vector(J->s, J->v, J->out, J->max, &J->out_len);
-			continue;
-		}
 		for (unsigned k = 0; k < used; k++)
 			again |= lane[k]->s == J->s;
-		/* a session named twice, or another network name: the lanes
-		 * taken so far go first */
-		if (used > 0 && (again || !same_network(lane[0]->s->cfg, J->s->cfg))) {
+		/* a session named twice (whether the lanes could take the
+		 * second job or not), or another network name: the lanes
+		 * taken so far go first, so each session sees its jobs in
+		 * order */
+		if (used > 0 && (again || (ok && !same_network(lane[0]->s->cfg, J->s->cfg)))) {
 			vector_group(lane, used);
 			used = 0;
 		}
-		if (again) {
+		if (!ok || again) {
 			J->rc = tw_aka_server_vector(J->s, J->v, J->out, J->max, &J->out_len);
 			continue;
 		}

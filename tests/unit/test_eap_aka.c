@@ -802,15 +802,15 @@ static bool vm_finish(struct vm_sess *x, struct tw_aka_server_ctx *s, const uint
  * copy of each session: mostly EAP-AKA' (a full group of sixteen lanes,
  * then smaller ones), EAP-AKA ones among them, a second network name
  * (sessions 30 and 31: the group before is cut), a missing vector, a
- * vector with a RES too short, and one session named twice while its
- * group is still open. Without identity privacy
+ * vector with a RES too short, and two sessions named twice while their
+ * group is still open (one of them with no vector). Without identity privacy
  * nothing random goes into the challenges, so both sides must be byte for
  * byte the same; with it, every peer must accept and agree on the keys.
  */
 static void vector_many_pass(bool privacy, uint32_t level, const char *level_name)
 {
 	static struct vm_sess x[VM];
-	struct tw_aka_server_vec_job jobs[VM + 1];
+	struct tw_aka_server_vec_job jobs[VM + 2];
 	struct tw_eap_server_cfg cfg1, cfg2;
 	int bad = 0;
 
@@ -835,10 +835,16 @@ static void vector_many_pass(bool privacy, uint32_t level, const char *level_nam
 			.out = x[i].out_a, .max = sizeof(x[i].out_a),
 		};
 	}
-	jobs[VM] = jobs[VM - 3]; /* the same session again, in the open group */
-	jobs[VM].out = x[VM - 1].out_b;
-	tw_aka_server_vector_many(jobs, VM + 1);
+	/* the same session again while its group is still open: once with
+	 * no vector (a job the lanes cannot take), once as a lane job */
+	jobs[VM] = jobs[VM - 2];
+	jobs[VM].v = NULL;
+	jobs[VM].out = x[VM - 2].out_b;
+	jobs[VM + 1] = jobs[VM - 3];
+	jobs[VM + 1].out = x[VM - 1].out_b;
+	tw_aka_server_vector_many(jobs, VM + 2);
 	bad += jobs[VM].rc != TW_ERR_STATE;
+	bad += jobs[VM + 1].rc != TW_ERR_STATE;
 	/* with the lanes (AVX-512), the first sixteen EAP-AKA' sessions went
 	 * through them, and the singles did not */
 	if (tw_sha256_x16_worth(16))
