@@ -564,9 +564,11 @@ static int deconceal(const struct tw_suci_hn_key *keys, const struct tw_suci_hn_
 
 	memset(msin, 0, sizeof(msin));
 	memset(input, 0, sizeof(input));
+	if (supi == NULL)
+		supi_max = 0; /* nothing to write to (and TW_ERR_INVAL below) */
 	if (supi_max > 0)
 		supi[0] = '\0';
-	if (suci == NULL || (supi == NULL && supi_max > 0)) {
+	if (suci == NULL || supi == NULL) {
 		rc = TW_ERR_INVAL;
 		goto out;
 	}

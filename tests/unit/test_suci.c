@@ -474,6 +474,18 @@ static void test_null(void)
 	CHECK_ERR(tw_suci_deconceal(NULL, 0, "suci-0-001-01-1-0-0-012345678a",
 				    supi, sizeof(supi)),
 		  TW_ERR_DECODE);
+	/* No output (with a size given) is an argument error, not a write
+	 * through NULL; no SUCI wipes the output. */
+	{
+		char *volatile none = NULL;
+
+		CHECK_ERR(tw_suci_deconceal(NULL, 0, "suci-0-001-01-1-0-0-0123456789", none,
+					    sizeof(supi)),
+			  TW_ERR_INVAL);
+		memset(supi, 'x', sizeof(supi));
+		CHECK_ERR(tw_suci_deconceal(NULL, 0, none, supi, sizeof(supi)), TW_ERR_INVAL);
+		CHECK(supi[0] == '\0' && supi[sizeof(supi) - 1] == '\0');
+	}
 }
 
 /* ---- BCD -------------------------------------------------------------- */
