@@ -743,6 +743,10 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	w->pre_set = false; /* one verdict, one request */
 	memset(&r, 0, sizeof(r));
 	w->cur_pend = -1;
+	/* this request's: a worker whose last batch ended with a parked
+	 * step still has it set, and a call on its own must not take its
+	 * (already finished) park slot */
+	w->parked_now = false;
 	r.w = w;
 	r.srv = w->srv;
 	r.reply = reply;
