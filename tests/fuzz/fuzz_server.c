@@ -1,6 +1,7 @@
 /*
- * Fuzz target: twagd's packet path (tw_srv_handle) with the state it
- * keeps between datagrams: the EAP session table, the duplicate cache and
+ * Fuzz target: twagd's packet path (tw_srv_handle, and in groups the
+ * worker loop's batched receive path) with the state it keeps between
+ * datagrams: the EAP session table, the duplicate cache and
  * a real SQLite store (in a temporary directory, with three subscribers:
  * EAP-SIM COMP128-1, EAP-AKA and EAP-AKA' Milenage), set up as in
  * tests/unit/test_server_flow.c. The method engines and the RADIUS codec
