@@ -204,7 +204,33 @@ int tw_srv_next_datagrams(struct tw_srv_worker *w, int n, struct tw_srv_rx_curso
 /* The datagrams in the n receive slots. */
 int tw_srv_count_datagrams(const struct tw_srv_worker *w, int n);
 
-/* The worker thread: recvmmsg, tw_srv_handle each, sendmmsg, until stop. */
+/* A worker loop between its turns (tw_srv_worker_run): how a turn
+ * receives and tells the time, and the receive coalescing state
+ * (--rx-coalesce-us) one turn leaves to the next. */
+struct tw_srv_loop {
+	int rx_flags;                 /* recvmmsg's flags: MSG_WAITFORONE */
+	uint64_t (*clock_ms)(void);   /* the sessions' and duplicates' clock:
+				       * tw_srv_now_ms */
+	uint64_t co_ns;               /* the coalescing span */
+	uint64_t last_rx, calm_until; /* now_ns() of the last receive; no
+				       * waits before calm_until */
+	unsigned unpaid;              /* waits in a row that brought < 2 */
+	bool dense;                   /* the next receive waits */
+	int used;                     /* receive slots the last one filled */
+};
+
+/* The start of a worker loop: w->defer_sign and w->park_ok from the
+ * environment (TWAG_NO_SIGN_BATCH, TWAG_NO_AKA_LANES), the thread's DRBG
+ * made, l set for the first turn (MSG_WAITFORONE, tw_srv_now_ms). */
+void tw_srv_worker_begin(struct tw_srv_worker *w, struct tw_srv_loop *l);
+
+/* One turn of the worker loop: the current client table taken, one
+ * receive (recvmmsg with l->rx_flags, after a coalescing wait), its
+ * datagrams handled and the replies sent, the sessions swept (worker 0,
+ * once a second), the log flushed. Returns what recvmmsg returned. */
+int tw_srv_worker_turn(struct tw_srv_worker *w, struct tw_srv_loop *l);
+
+/* The worker thread: tw_srv_worker_begin, then turns until stop. */
 void *tw_srv_worker_run(void *arg);
 
 /*

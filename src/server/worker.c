@@ -743,6 +743,10 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	w->pre_set = false; /* one verdict, one request */
 	memset(&r, 0, sizeof(r));
 	w->cur_pend = -1;
+	/* this request's: a worker whose last batch ended with a parked
+	 * step still has it set, and a call on its own must not take its
+	 * (already finished) park slot */
+	w->parked_now = false;
 	r.w = w;
 	r.srv = w->srv;
 	r.reply = reply;
@@ -1226,9 +1230,8 @@ static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
 		tw_srv_send_replies(w, w->tx, m);
 }
 
-void *tw_srv_worker_run(void *arg)
+void tw_srv_worker_begin(struct tw_srv_worker *w, struct tw_srv_loop *l)
 {
-	struct tw_srv_worker *w = arg;
 	struct tw_srv *srv = w->srv;
 	const char *nb = getenv("TWAG_NO_SIGN_BATCH"); /* diagnostics: sign one by one */
 
@@ -1247,7 +1250,7 @@ void *tw_srv_worker_run(void *arg)
 		(void)RAND_priv_bytes(b, sizeof(b));
 		tw_wipe(b, sizeof(b));
 	}
-	int used = TW_SRV_BATCH; /* receive slots the last batch filled */
+	l->used = TW_SRV_BATCH; /* receive slots the last batch filled */
 
 	w->n_pend = 0;
 	w->pre_set = false;
@@ -1267,87 +1270,104 @@ void *tw_srv_worker_run(void *arg)
 	 * times per 20 C. (One such wait alone says little: a closed-loop
 	 * client with many requests in flight answers a batch in a burst.)
 	 */
-	const uint64_t co_ns = (uint64_t)(srv->cfg.rx_coalesce_us < TW_SRV_MAX_RX_COALESCE_US
-						  ? srv->cfg.rx_coalesce_us
-						  : TW_SRV_MAX_RX_COALESCE_US) * 1000;
-	uint64_t last_rx = now_ns(), calm_until = 0;
-	unsigned unpaid = 0;
-	bool dense = false, waited;
+	l->co_ns = (uint64_t)(srv->cfg.rx_coalesce_us < TW_SRV_MAX_RX_COALESCE_US
+				      ? srv->cfg.rx_coalesce_us
+				      : TW_SRV_MAX_RX_COALESCE_US) * 1000;
+	l->last_rx = now_ns();
+	l->calm_until = 0;
+	l->unpaid = 0;
+	l->dense = false;
+	l->rx_flags = MSG_WAITFORONE;
+	l->clock_ms = tw_srv_now_ms;
+}
 
-	while (!atomic_load_explicit(&srv->stop, memory_order_relaxed)) {
-		uint64_t epoch = atomic_load(&srv->epoch), now, t1;
-		int n;
+int tw_srv_worker_turn(struct tw_srv_worker *w, struct tw_srv_loop *l)
+{
+	struct tw_srv *srv = w->srv;
+	uint64_t epoch = atomic_load(&srv->epoch), now, t1;
+	const uint64_t co_ns = l->co_ns;
+	bool waited;
+	int n;
 
-		/* the client table of this batch; publishing the epoch tells a
-		 * SIGHUP reload that the previous table is no longer used */
-		w->clients = atomic_load(&srv->clients);
-		atomic_store(&w->epoch_seen, epoch);
+	/* the client table of this batch; publishing the epoch tells a
+	 * SIGHUP reload that the previous table is no longer used */
+	w->clients = atomic_load(&srv->clients);
+	atomic_store(&w->epoch_seen, epoch);
 
-		/* the receive slots recvmmsg wrote to (lengths, flags) made
-		 * whole again; the others are as set */
-		for (int i = 0; i < used; i++) {
-			w->rx_iov[i].iov_base = w->rx_mem + (size_t)i * w->rx_slot;
-			w->rx_iov[i].iov_len = w->rx_slot;
-			memset(&w->rx[i].msg_hdr, 0, sizeof(w->rx[i].msg_hdr));
-			w->rx[i].msg_hdr.msg_iov = &w->rx_iov[i];
-			w->rx[i].msg_hdr.msg_iovlen = 1;
-			w->rx[i].msg_hdr.msg_name = &w->rx_addr[i];
-			w->rx[i].msg_hdr.msg_namelen = sizeof(w->rx_addr[i]);
-			if (srv->pktinfo || w->gro) {
-				w->rx[i].msg_hdr.msg_control = w->rx_cmsg[i];
-				w->rx[i].msg_hdr.msg_controllen = sizeof(w->rx_cmsg[i]);
-			}
+	/* the receive slots recvmmsg wrote to (lengths, flags) made
+	 * whole again; the others are as set */
+	for (int i = 0; i < l->used; i++) {
+		w->rx_iov[i].iov_base = w->rx_mem + (size_t)i * w->rx_slot;
+		w->rx_iov[i].iov_len = w->rx_slot;
+		memset(&w->rx[i].msg_hdr, 0, sizeof(w->rx[i].msg_hdr));
+		w->rx[i].msg_hdr.msg_iov = &w->rx_iov[i];
+		w->rx[i].msg_hdr.msg_iovlen = 1;
+		w->rx[i].msg_hdr.msg_name = &w->rx_addr[i];
+		w->rx[i].msg_hdr.msg_namelen = sizeof(w->rx_addr[i]);
+		if (srv->pktinfo || w->gro) {
+			w->rx[i].msg_hdr.msg_control = w->rx_cmsg[i];
+			w->rx[i].msg_hdr.msg_controllen = sizeof(w->rx_cmsg[i]);
 		}
-		waited = false;
-		if (dense) {
-			uint64_t t = now_ns();
-
-			if (t < last_rx + co_ns) {
-				struct timespec d = { 0, (long)(last_rx + co_ns - t) }; /* < 10 ms */
-
-				(void)nanosleep(&d, NULL);
-				tw_srv_count(&w->ctr, TW_C_RX_WAITS, 1);
-				waited = true;
-			}
-		}
-		/* blocks for the first datagram (SO_RCVTIMEO 200 ms, so the
-		 * stop flag is seen), then takes what is queued */
-		n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, MSG_WAITFORONE, NULL);
-		if (co_ns > 0) {
-			int nd = n > 0 ? tw_srv_count_datagrams(w, n) : 0;
-
-			t1 = now_ns();
-			if (waited)
-				unpaid = nd < 2 ? unpaid + 1 : 0;
-			if (unpaid >= 3) {
-				calm_until = t1 + 20 * co_ns;
-				unpaid = 0;
-			}
-			dense = nd > 0 && n < TW_SRV_BATCH && t1 >= calm_until &&
-				(uint64_t)nd * co_ns >= 2 * (t1 - last_rx);
-			if (n > 0)
-				last_rx = t1;
-		}
-		used = n > 0 ? n : 0;
-		if (n > 0)
-			tw_srv_count(&w->ctr, TW_C_RX_BATCHES, 1);
-		now = tw_srv_now_ms();
-		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-			tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
-		/* the datagrams in batches of at most TW_SRV_BATCH (with
-		 * UDP GRO a receive can bring more) */
-		for (struct tw_srv_rx_cursor cur = { 0, 0, 0 }; tw_srv_next_datagrams(w, n, &cur) > 0;)
-			handle_datagrams(w, now);
-		if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
-			w->last_sweep_ms = now;
-			/* in bounded steps: the lock is released between
-			 * them, so other workers are never held up long */
-			while (tw_srv_sessions_expire(&srv->sessions, now, SWEEP_STEP) ==
-			       SWEEP_STEP)
-				;
-		}
-		tw_log_flush(&w->log);
 	}
+	waited = false;
+	if (l->dense) {
+		uint64_t t = now_ns();
+
+		if (t < l->last_rx + co_ns) {
+			struct timespec d = { 0, (long)(l->last_rx + co_ns - t) }; /* < 10 ms */
+
+			(void)nanosleep(&d, NULL);
+			tw_srv_count(&w->ctr, TW_C_RX_WAITS, 1);
+			waited = true;
+		}
+	}
+	/* blocks for the first datagram (SO_RCVTIMEO 200 ms, so the
+	 * stop flag is seen), then takes what is queued */
+	n = recvmmsg(w->fd, w->rx, TW_SRV_BATCH, l->rx_flags, NULL);
+	if (co_ns > 0) {
+		int nd = n > 0 ? tw_srv_count_datagrams(w, n) : 0;
+
+		t1 = now_ns();
+		if (waited)
+			l->unpaid = nd < 2 ? l->unpaid + 1 : 0;
+		if (l->unpaid >= 3) {
+			l->calm_until = t1 + 20 * co_ns;
+			l->unpaid = 0;
+		}
+		l->dense = nd > 0 && n < TW_SRV_BATCH && t1 >= l->calm_until &&
+			   (uint64_t)nd * co_ns >= 2 * (t1 - l->last_rx);
+		if (n > 0)
+			l->last_rx = t1;
+	}
+	l->used = n > 0 ? n : 0;
+	if (n > 0)
+		tw_srv_count(&w->ctr, TW_C_RX_BATCHES, 1);
+	now = l->clock_ms();
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+		tw_logf(&w->log, TW_LOG_ERROR, "socket-error", "op=recvmmsg errno=%d", errno);
+	/* the datagrams in batches of at most TW_SRV_BATCH (with
+	 * UDP GRO a receive can bring more) */
+	for (struct tw_srv_rx_cursor cur = { 0, 0, 0 }; tw_srv_next_datagrams(w, n, &cur) > 0;)
+		handle_datagrams(w, now);
+	if (w->idx == 0 && now - w->last_sweep_ms >= 1000) {
+		w->last_sweep_ms = now;
+		/* in bounded steps: the lock is released between
+		 * them, so other workers are never held up long */
+		while (tw_srv_sessions_expire(&srv->sessions, now, SWEEP_STEP) == SWEEP_STEP)
+			;
+	}
+	tw_log_flush(&w->log);
+	return n;
+}
+
+void *tw_srv_worker_run(void *arg)
+{
+	struct tw_srv_worker *w = arg;
+	struct tw_srv_loop l;
+
+	tw_srv_worker_begin(w, &l);
+	while (!atomic_load_explicit(&w->srv->stop, memory_order_relaxed))
+		(void)tw_srv_worker_turn(w, &l);
 	tw_log_flush(&w->log);
 	return NULL;
 }

@@ -491,6 +491,27 @@ static void test_nak(void)
 	CHECK(n.eap_len == 4 && n.eap[0] == TW_EAP_FAILURE);
 }
 
+/* A worker whose last batch ended with a parked EAP-AKA' step (the loop
+ * finished it: no park slot in use, but the mark of the last request
+ * handled still set) answers a request handed to tw_srv_handle on its own,
+ * and takes no park slot for it. */
+static void test_after_parked_batch(void)
+{
+	struct nas n;
+	uint8_t out[2048];
+	size_t out_len;
+	struct phone *ph = &ph_aka_prime;
+
+	memset(&ph->ids, 0, sizeof(ph->ids));
+	nas_init(&n, "127.0.0.1", 40040, "02-00-00-00-00-40");
+	CHECK_OK(peer_init(ph));
+	out_len = identity_response(ph, out);
+	srv_w->parked_now = true; /* as finish_parked leaves it */
+	srv_w->n_park = 0;
+	CHECK(nas_send(&n, out, out_len) > 0 && n.rp.code == TW_RADIUS_ACCESS_CHALLENGE);
+	CHECK(srv_w->n_park == 0 && !srv_w->parked_now);
+}
+
 /* A flood of EAP starts that are never continued (from distinct
  * Calling-Station-Ids) goes on around a phone's attach against a 64-slot
  * table: the table stays bounded, evicts the oldest unanswered starts, and
@@ -707,6 +728,7 @@ void test_main(void)
 	test_log_lines();
 	test_misc_requests();
 	test_nak();
+	test_after_parked_batch();
 	test_flood();
 	test_robustness();
 	flow_teardown();
