@@ -12,12 +12,15 @@
  * (exchange below), which reach success, fast re-authentication and the
  * identity commits that forged packets cannot.
  */
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "twag/bytes.h"
 #include "twag/eap.h"
 #include "twag/eap_sim.h"
+#include "twag/simaka.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -102,14 +105,6 @@ static void check_out(int act, const uint8_t *out, size_t out_len, size_t max)
 #define FUZZ_STORE1_IMSI "244070100000001"
 #include "fuzz_store1.h"
 
-static int x_ra_remove(void *arg, const uint8_t *id, size_t len)
-{
-	(void)arg;
-	if (len == db.ra_len && memcmp(id, db.ra, len) == 0)
-		db.ra_len = 0;
-	return TW_OK;
-}
-
 /*
  * Conversations between twag's EAP-SIM peer and server (RFC 4186), up to
  * three in a row with the phone's identity memory and the store kept, so
@@ -119,10 +114,20 @@ static int x_ra_remove(void *arg, const uint8_t *id, size_t len)
  * mints itself). The plan (after the mode octet): one octet of settings
  * (conversations, privacy and re-authentication on either side, two or
  * three triplets), then (round, offset, xor) triples that alter the
- * server's packet in flight at that round (16 * conversation + round). Invariants: an untouched conversation ends with both sides
- * accepting and holding the same MSK, EMSK and Session-Id; whatever is
- * altered, when both sides accept they hold the same keys, and no side
- * accepts after the other rejected.
+ * server's packet in flight at that round (16 * conversation + round;
+ * with 64 added, the packet is then signed again with the server's
+ * K_aut) or, with 128 added to the round, the peer's answer, which is then
+ * signed again (fuzz_remac: over the packet | n*SRES for a challenge
+ * response, | NONCE_S for a re-authentication response) so that the
+ * server's checks behind AT_MAC see it. A triple (255, k, x) sets the
+ * exchange up instead: k % 8 = 0 the x-th random draw fails, 1 the store
+ * keeps the first re-auth counter (AT_COUNTER_TOO_SMALL follows), 3 a
+ * re-auth limit of x % 4 (x & 4: no identity store, x & 8: one that
+ * cannot remove), 4 store writes fail (db.fail_store = x).
+ * Invariants: an untouched conversation ends with both sides accepting
+ * and holding the same MSK, EMSK and Session-Id; whatever is altered,
+ * when both sides accept they hold the same keys, and no side accepts
+ * after the other rejected.
  */
 static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 {
@@ -130,6 +135,11 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 		.pseudonym_lookup = x_ps_lookup, .pseudonym_store = x_ps_store,
 		.reauth_lookup = x_ra_lookup, .reauth_store = x_ra_store,
 		.reauth_remove = x_ra_remove, .random = x_random,
+	};
+	static const struct tw_eap_identity_ops ops_keep = {
+		.pseudonym_lookup = x_ps_lookup, .pseudonym_store = x_ps_store,
+		.reauth_lookup = x_ra_lookup, .reauth_store = x_ra_store,
+		.random = x_random,
 	};
 	static struct tw_eap_sim_server s;
 	static struct tw_eap_sim_peer p;
@@ -143,9 +153,41 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 	uint8_t set = n > 0 ? d[0] : 0;
 	static const uint8_t ki[16] = { 0x6a, 0x61, 0x6e, 0x65 };
 	static const uint8_t amf[2] = { 0, 0 };
-	unsigned convs = 1 + set % 3;
+	unsigned convs = 1 + set % 3, n_t = 0;
+	struct tw_eap_sim_triplet t[3];
+	bool faulty = false, no_ops = false, no_remove = false, tainted = false;
+	uint16_t limit = 0;
 
 	memset(&db, 0, sizeof(db));
+	for (size_t k = 1; k + 2 < n; k += 3) {
+		if (d[k] != 255)
+			continue;
+		switch (d[k + 1] % 8) {
+		case 0:
+			db.fail_at = d[k + 2];
+			faulty |= d[k + 2] != 0;
+			break;
+		case 1:
+			db.freeze = true;
+			break;
+		case 3:
+			limit = d[k + 2] % 4;
+			/* (with no store there is no random source either:
+			 * identities handed in cannot be encrypted) */
+			no_ops = d[k + 2] & 4;
+			faulty |= no_ops && (mode & 128);
+			no_remove = d[k + 2] & 8;
+			break;
+		case 4:
+			/* the server does not accept what it could not
+			 * remember (commit_ids) */
+			db.fail_store = d[k + 2];
+			faulty |= (d[k + 2] & 7) != 0;
+			break;
+		default:
+			break;
+		}
+	}
 	memset(&mem, 0, sizeof(mem));
 	memset(&u, 0, sizeof(u));
 	if (tw_sub_keys_comp128(&u.keys, 1 + (mode >> 4) % 3, ki) != TW_OK ||
@@ -160,7 +202,8 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 	cfg.result_ind = mode & 2;
 	cfg.realm = "eapsim.foo";
 	cfg.realm_len = 10;
-	cfg.ops = &ops;
+	cfg.reauth_limit = limit;
+	cfg.ops = no_ops ? NULL : no_remove ? &ops_keep : &ops;
 	memset(&pc, 0, sizeof(pc));
 	pc.imsi = "244070100000001";
 	pc.imsi_len = 15;
@@ -176,7 +219,8 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 	for (unsigned c = 0; c < convs; c++) {
 		size_t a_len = 0, b_len = 0;
 		int act, pact = TW_EAP_SEND;
-		bool touched = false, s_done = false, p_done = false;
+		bool touched = faulty || tainted, s_done = false, p_done = false,
+		     resigned = false, peer_signed = false;
 		int s_final = 0, p_final = 0;
 
 		if (tw_eap_sim_server_init(&s, &cfg, &opts) != TW_OK ||
@@ -206,6 +250,21 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 					a[d[k + 1]] ^= d[k + 2];
 					touched = true;
 				}
+			/* with 64 added, signed again as the server (AT_MAC of
+			 * a challenge over the packet | NONCE_MT, RFC 4186
+			 * §9.3): the peer's checks behind AT_MAC see it */
+			bool resign = false;
+
+			for (size_t k = 1; k + 2 < n; k += 3)
+				if (d[k] == 64 + c * 16 + r && d[k + 2] != 0 && d[k + 1] < a_len) {
+					a[d[k + 1]] ^= d[k + 2];
+					resign = touched = resigned = true;
+				}
+			if (resign && act == TW_EAP_SEND) {
+				bool ch = a_len > 5 && a[5] == TW_SIMAKA_SIM_CHALLENGE;
+
+				fuzz_remac(&s.mac, a, a_len, ch ? s.nonce_mt : NULL, ch ? 16 : 0);
+			}
 			if (act == TW_EAP_ACCEPT || act == TW_EAP_REJECT) {
 				s_done = true;
 				s_final = act;
@@ -221,13 +280,30 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 			}
 			if (s_done || p_done)
 				break;
+			/* the plan's alterations of the peer's answer, signed again */
+			bool edited = false;
+
+			for (size_t k = 1; k + 2 < n; k += 3)
+				if (d[k] == 128 + c * 16 + r && d[k + 2] != 0 && d[k + 1] < b_len) {
+					b[d[k + 1]] ^= d[k + 2];
+					edited = touched = peer_signed = true;
+				}
+			if (edited && b_len > 5 && b[5] == TW_SIMAKA_REAUTH) {
+				fuzz_remac(&p.mac, b, b_len, p.nonce_s, 16);
+			} else if (edited && b_len > 5 && b[5] == TW_SIMAKA_CHALLENGE) {
+				uint8_t sres[3 * 4];
+
+				for (unsigned i = 0; i < n_t; i++)
+					memcpy(sres + 4 * i, t[i].sres, 4);
+				fuzz_remac(&p.mac, b, b_len, sres, 4 * n_t);
+			}
 			act = tw_eap_sim_server_input(&s, b, b_len, a, sizeof(a), &a_len);
 			if (act == TW_EAP_NEED_VECTOR) {
 				const struct tw_eap_vec_request *vr = tw_eap_sim_server_vec_request(&s);
-				struct tw_eap_sim_triplet t[3];
 
 				if (vr == NULL || vr->count != opts.n_triplets)
 					abort();
+				n_t = vr->count;
 				for (unsigned i = 0; i < vr->count; i++) {
 					uint8_t rnd[16];
 
@@ -243,16 +319,219 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 					 *pk = tw_eap_sim_peer_keys(&p);
 		if (!touched && (s_final != TW_EAP_ACCEPT || p_final != TW_EAP_ACCEPT))
 			abort();
+		/* (a re-authentication request signed again by the plan has
+		 * another AT_MAC, which the peer's Session-Id takes) */
 		if (sk != NULL && pk != NULL &&
 		    (memcmp(sk->msk, pk->msk, 64) != 0 || memcmp(sk->emsk, pk->emsk, 64) != 0 ||
-		     sk->session_id_len != pk->session_id_len ||
-		     memcmp(sk->session_id, pk->session_id, sk->session_id_len) != 0))
+		     (!resigned && (sk->session_id_len != pk->session_id_len ||
+				    memcmp(sk->session_id, pk->session_id,
+					   sk->session_id_len) != 0))))
 			abort();
+		/* what a signed alteration left in the store or the phone's
+		 * memory (an identity garbled inside AT_ENCR_DATA) may fail
+		 * the conversations after it */
+		tainted |= resigned || peer_signed;
 		if ((s_final == TW_EAP_REJECT && p_final == TW_EAP_ACCEPT))
 			abort();
 		tw_eap_sim_server_wipe(&s);
 		tw_eap_sim_peer_wipe(&p);
 	}
+}
+
+/* ---- the API contract, once per process ---------------------------------- */
+
+static void *volatile nul; /* a NULL the compiler cannot see through */
+
+#define MUST(c)                                                                 \
+	do {                                                                    \
+		if (!(c)) {                                                     \
+			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
+			abort();                                                \
+		}                                                               \
+	} while (0)
+
+static int fz_random_fail(void *arg, uint8_t *out, size_t len)
+{
+	(void)arg, (void)out, (void)len;
+	return TW_ERR_CRYPTO;
+}
+
+static void contract(void)
+{
+	static const struct tw_eap_identity_ops norand = {
+		.pseudonym_lookup = fz_ps_lookup, .pseudonym_store = fz_ps_store,
+		.reauth_lookup = fz_ra_lookup, .reauth_store = fz_ra_store,
+	};
+	static const struct tw_eap_identity_ops badrand = {
+		.pseudonym_lookup = fz_ps_lookup, .pseudonym_store = fz_ps_store,
+		.reauth_lookup = fz_ra_lookup, .reauth_store = fz_ra_store,
+		.random = fz_random_fail,
+	};
+	static const char perm[] = "1244070100000001@eapsim.foo";
+	struct tw_eap_sim_server_opts o = { .n_triplets = 2 };
+	struct tw_eap_server_cfg cfg, off;
+	struct tw_eap_sim_server s;
+	struct tw_eap_sim_triplet t[3];
+	uint8_t out[1024], pkt[64], ids[TW_EAP_ID_MAX + 1];
+	size_t len = 0, pl;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.enable_sim = true;
+	cfg.realm = "eapsim.foo";
+	cfg.realm_len = 10;
+	cfg.ops = &norand;
+	memset(t, 0, sizeof(t));
+	for (int i = 0; i < 3; i++)
+		t[i].rand_[0] = (uint8_t)(i + 1);
+	memset(ids, 'q', sizeof(ids));
+
+	/* init: missing arguments, EAP-SIM not enabled, triplet counts
+	 * outside 2..3 (RFC 4186 §9.3); none given means three */
+	MUST(tw_eap_sim_server_init(nul, &cfg, NULL) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_init(&s, nul, NULL) == TW_ERR_INVAL);
+	off = cfg;
+	off.enable_sim = false;
+	MUST(tw_eap_sim_server_init(&s, &off, NULL) == TW_ERR_UNSUPPORTED);
+	o.n_triplets = 1;
+	MUST(tw_eap_sim_server_init(&s, &cfg, &o) == TW_ERR_INVAL);
+	o.n_triplets = TW_EAP_SIM_MAX_TRIPLETS + 1;
+	MUST(tw_eap_sim_server_init(&s, &cfg, &o) == TW_ERR_INVAL);
+	o.n_triplets = 0;
+	MUST(tw_eap_sim_server_init(&s, &cfg, &o) == TW_OK);
+	MUST(tw_eap_sim_server_init(&s, &cfg, NULL) == TW_OK);
+
+	/* identities handed in: missing, too long */
+	MUST(tw_eap_sim_server_set_next_ids(nul, ids, 1, ids, 1) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_set_next_ids(&s, nul, 1, ids, 1) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_set_next_ids(&s, ids, 1, nul, 1) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_set_next_ids(&s, nul, 0, nul, 0) == TW_OK);
+	MUST(tw_eap_sim_server_set_next_ids(&s, ids, TW_EAP_PSEUDONYM_MAX + 1, ids, 1) ==
+	     TW_ERR_LENGTH);
+	MUST(tw_eap_sim_server_set_next_ids(&s, ids, 1, ids, TW_EAP_ID_MAX + 1) ==
+	     TW_ERR_LENGTH);
+
+	/* each call with a missing argument, out of order, or with an
+	 * output below TW_EAP_OUT_MIN */
+	MUST(tw_eap_sim_server_init(&s, &cfg, NULL) == TW_OK);
+	MUST(tw_eap_sim_server_vec_request(nul) == NULL);
+	MUST(tw_eap_sim_server_vec_request(&s) == NULL);
+	MUST(tw_eap_sim_server_keys(nul) == NULL);
+	MUST(tw_eap_sim_server_keys(&s) == NULL);
+	MUST(tw_eap_sim_server_start(nul, 1, out, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_start(&s, 1, nul, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_start(&s, 1, out, sizeof(out), nul) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), &len) == TW_ERR_STATE);
+	MUST(tw_eap_sim_server_start(&s, 1, out, sizeof(out), &len) == TW_EAP_SEND);
+	MUST(tw_eap_sim_server_start(&s, 1, out, sizeof(out), &len) == TW_ERR_STATE);
+	MUST(tw_eap_encode(pkt, sizeof(pkt), &pl, TW_EAP_RESPONSE, 1, TW_EAP_TYPE_IDENTITY,
+			   (const uint8_t *)perm, strlen(perm)) == TW_OK);
+	MUST(tw_eap_sim_server_input(nul, pkt, pl, out, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_input(&s, nul, pl, out, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_input(&s, pkt, pl, nul, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_input(&s, pkt, pl, out, sizeof(out), nul) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_server_input(&s, pkt, pl, out, TW_EAP_OUT_MIN - 1, &len) ==
+	     TW_ERR_OVERFLOW);
+	/* to the vector: the identity, then SIM/Start with NONCE_MT and
+	 * the selected version (RFC 4186 §9.2) */
+	MUST(tw_eap_sim_server_input(&s, pkt, pl, out, sizeof(out), &len) == TW_EAP_SEND);
+	for (int round = 0; round < 5; round++) {
+		struct tw_simaka_builder b;
+		static const uint8_t nonce[16] = { 1, 2, 3, 4 };
+		uint8_t rsp[128];
+		size_t rl;
+
+		/* the duplicate RANDs, the random source that is missing
+		 * (no identities can be minted), a missing vector, an
+		 * output too small, the wrong count: each on a fresh
+		 * session at the vector */
+		MUST(tw_eap_sim_server_init(&s, &cfg, NULL) == TW_OK);
+		MUST(tw_eap_sim_server_start(&s, 1, out, sizeof(out), &len) == TW_EAP_SEND);
+		MUST(tw_eap_sim_server_input(&s, pkt, pl, out, sizeof(out), &len) ==
+		     TW_EAP_SEND);
+		tw_simaka_build_init(&b, rsp, sizeof(rsp), TW_EAP_RESPONSE, s.id, TW_EAP_TYPE_SIM,
+				     TW_SIMAKA_SIM_START);
+		tw_simaka_put_fixed(&b, TW_AT_NONCE_MT, 0, nonce, 16);
+		tw_simaka_put_fixed(&b, TW_AT_SELECTED_VERSION, TW_SIMAKA_VERSION_1, NULL, 0);
+		MUST(tw_simaka_finish(&b, &rl) == TW_OK);
+		MUST(tw_eap_sim_server_input(&s, rsp, rl, out, sizeof(out), &len) ==
+		     TW_EAP_NEED_VECTOR);
+		MUST(tw_eap_sim_server_input(&s, rsp, rl, out, sizeof(out), &len) ==
+		     TW_ERR_STATE);
+		switch (round) {
+		case 0:
+			t[2].rand_[0] = 1;
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), &len) ==
+			     TW_EAP_REJECT);
+			t[2].rand_[0] = 3;
+			break;
+		case 1:
+			/* identities to mint and no random source is the
+			 * caller's configuration error; a random source that
+			 * fails ends the session */
+			cfg.pseudonyms = cfg.fast_reauth = true;
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), &len) ==
+			     TW_ERR_INVAL);
+			cfg.ops = &badrand;
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), &len) ==
+			     TW_EAP_REJECT);
+			cfg.ops = &norand;
+			cfg.pseudonyms = cfg.fast_reauth = false;
+			break;
+		case 2:
+			MUST(tw_eap_sim_server_vector(&s, nul, 3, out, sizeof(out), &len) ==
+			     TW_ERR_INVAL);
+			MUST(tw_eap_sim_server_vector(nul, t, 3, out, sizeof(out), &len) ==
+			     TW_ERR_INVAL);
+			MUST(tw_eap_sim_server_vector(&s, t, 3, nul, sizeof(out), &len) ==
+			     TW_ERR_INVAL);
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), nul) ==
+			     TW_ERR_INVAL);
+			break;
+		case 3:
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, TW_EAP_OUT_MIN - 1, &len) ==
+			     TW_ERR_OVERFLOW);
+			MUST(tw_eap_sim_server_vector(&s, t, 2, out, sizeof(out), &len) ==
+			     TW_ERR_INVAL);
+			break;
+		default:
+			MUST(tw_eap_sim_server_vector(&s, t, 3, out, sizeof(out), &len) ==
+			     TW_EAP_SEND);
+			MUST(tw_eap_sim_server_vec_request(&s) == NULL);
+		}
+		tw_eap_sim_server_wipe(&s);
+	}
+	tw_eap_sim_server_wipe(nul);
+	MUST(tw_eap_sim_server_input(&s, pkt, pl, out, sizeof(out), &len) == TW_ERR_INVAL);
+
+	/* the peer: missing arguments, an output below TW_EAP_OUT_MIN */
+	static struct tw_eap_sim_peer p;
+	static struct tw_usim u;
+	static struct tw_eap_peer_ids mem;
+	struct tw_eap_peer_cfg pc;
+	unsigned ctr = 0;
+
+	memset(&pc, 0, sizeof(pc));
+	pc.imsi = "244070100000001";
+	pc.imsi_len = 15;
+	pc.realm = "eapsim.foo";
+	pc.realm_len = 10;
+	MUST(tw_eap_sim_peer_init(nul, &pc, &mem, &u, fz_random, &ctr) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_init(&p, nul, &mem, &u, fz_random, &ctr) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_init(&p, &pc, nul, &u, fz_random, &ctr) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_init(&p, &pc, &mem, nul, fz_random, &ctr) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_init(&p, &pc, &mem, &u, nul, &ctr) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_init(&p, &pc, &mem, &u, fz_random, &ctr) == TW_OK);
+	MUST(tw_eap_request_identity(pkt, sizeof(pkt), 1, &pl) == TW_OK);
+	MUST(tw_eap_sim_peer_input(nul, pkt, pl, out, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_input(&p, nul, pl, out, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_input(&p, pkt, pl, nul, sizeof(out), &len) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_input(&p, pkt, pl, out, sizeof(out), nul) == TW_ERR_INVAL);
+	MUST(tw_eap_sim_peer_input(&p, pkt, pl, out, TW_EAP_OUT_MIN - 1, &len) ==
+	     TW_ERR_OVERFLOW);
+	MUST(tw_eap_sim_peer_keys(nul) == NULL);
+	MUST(tw_eap_sim_peer_keys(&p) == NULL);
+	tw_eap_sim_peer_wipe(nul);
+	tw_eap_sim_peer_wipe(&p);
 }
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
@@ -282,6 +561,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	bool server;
 	int act = 0;
 
+	static bool contract_done;
+
+	if (!contract_done) {
+		contract_done = true;
+		contract();
+	}
 	if (size < 1)
 		return 0;
 	if (data[0] & 64) {
