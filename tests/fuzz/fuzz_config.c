@@ -46,7 +46,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "twag/server.h"
@@ -119,6 +122,87 @@ static void probe(const struct tw_srv_clients *t, const struct tw_srv_addr *addr
 		abort();
 }
 
+/*
+ * A client's network address as the socket gives it (sockaddr_in,
+ * sockaddr_in6, and an IPv4 one also as ::ffff:a.b.c.d on a dual-stack
+ * socket) is the same address, with the port, and finds the same entry;
+ * its text form reads back as itself, and a buffer too small for it gets
+ * an empty string.
+ */
+static void sockaddr_forms(const struct tw_srv_clients *t, const struct tw_srv_client *c)
+{
+	struct sockaddr_storage ss;
+	struct tw_srv_addr a, b;
+	char text[INET6_ADDRSTRLEN], tiny[2] = "x";
+	uint16_t port = 0;
+	unsigned prefix;
+
+	for (int form = 0; form < (c->net.family == 4 ? 2 : 1); form++) {
+		memset(&ss, 0, sizeof(ss));
+		if (c->net.family == 4 && form == 0) {
+			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+
+			in->sin_family = AF_INET;
+			in->sin_port = htons(1812);
+			memcpy(&in->sin_addr, c->net.a, 4);
+		} else {
+			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+			uint8_t *b6 = (uint8_t *)&in6->sin6_addr;
+
+			in6->sin6_family = AF_INET6;
+			in6->sin6_port = htons(1812);
+			if (c->net.family == 4) {
+				b6[10] = b6[11] = 0xff;
+				memcpy(b6 + 12, c->net.a, 4);
+			} else {
+				memcpy(b6, c->net.a, 16);
+			}
+		}
+		/* the port asked for or not, by the prefix's last bit */
+		bool want = (c->prefix & 1) != (unsigned)form;
+
+		port = 0;
+		if (tw_srv_addr_from_sockaddr(&a, want ? &port : NULL, (struct sockaddr *)&ss) !=
+			    TW_OK ||
+		    !tw_srv_addr_eq(&a, &c->net) || (want && port != 1812) ||
+		    tw_srv_clients_find(t, &a) != tw_srv_clients_find(t, &c->net))
+			abort();
+	}
+	tw_srv_addr_text(&c->net, text, sizeof(text));
+	if (tw_srv_addr_parse(&b, &prefix, text) != TW_OK || !tw_srv_addr_eq(&b, &c->net) ||
+	    prefix != (c->net.family == 4 ? 32u : 128u))
+		abort();
+	tw_srv_addr_text(&c->net, tiny, sizeof(tiny));
+	if (tiny[0] != '\0')
+		abort();
+	tiny[0] = 'y';
+	tw_srv_addr_text(&c->net, tiny, 0);
+	if (tiny[0] != 'y')
+		abort();
+}
+
+/* The API contract, once per process. */
+static void contract(void)
+{
+	static void *volatile nul;
+	struct sockaddr_storage ss;
+	struct tw_srv_addr a = { 4, { 127, 0, 0, 1 } };
+	unsigned prefix;
+
+	if (tw_srv_addr_parse(nul, &prefix, "127.0.0.1") != TW_ERR_INVAL ||
+	    tw_srv_addr_parse(&a, nul, "127.0.0.1") != TW_ERR_INVAL ||
+	    tw_srv_addr_parse(&a, &prefix, nul) != TW_ERR_INVAL)
+		abort();
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_family = AF_UNIX;
+	if (tw_srv_addr_from_sockaddr(&a, NULL, (struct sockaddr *)&ss) != TW_ERR_UNSUPPORTED)
+		abort();
+	a.family = 4;
+	if (tw_srv_clients_find(nul, &a) != NULL)
+		abort();
+	tw_srv_clients_free(nul);
+}
+
 static void check_clients(const struct tw_srv_clients *t)
 {
 	static const struct tw_srv_addr fixed[] = {
@@ -163,6 +247,7 @@ static void check_clients(const struct tw_srv_clients *t)
 		if (d == NULL || d->net.family != c->net.family || d->prefix < c->prefix ||
 		    !prefix_eq(d->net.a, c->net.a, d->prefix))
 			abort();
+		sockaddr_forms(t, c);
 		/* its network, and next to it: the last bit of the prefix
 		 * and the last bit of the address flipped */
 		probe(t, &c->net);
@@ -400,7 +485,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	size_t text_len;
 	unsigned where;
 	bool cut;
+	static bool contract_done;
 
+	if (!contract_done) {
+		contract_done = true;
+		contract();
+	}
 	if (size == 0)
 		return 0;
 	where = data[0] >> 1 & 3;
