@@ -327,6 +327,10 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 				    memcmp(sk->session_id, pk->session_id,
 					   sk->session_id_len) != 0))))
 			abort();
+		/* once the peer accepted, a packet more is out of order */
+		if (p_final == TW_EAP_ACCEPT &&
+		    tw_eap_sim_peer_input(&p, a, a_len, b, sizeof(b), &b_len) != TW_ERR_STATE)
+			abort();
 		/* what a signed alteration left in the store or the phone's
 		 * memory (an identity garbled inside AT_ENCR_DATA) may fail
 		 * the conversations after it */
