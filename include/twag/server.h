@@ -181,6 +181,7 @@ struct tw_srv_config {
 	unsigned n_methods;
 	struct tw_srv_clients clients;   /* file clients + --client */
 	bool help;
+	bool check_config;               /* --check-config [FILE]: check, do not run */
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),
@@ -199,6 +200,21 @@ void tw_srv_config_defaults(struct tw_srv_config *c);
  */
 TW_MUST_CHECK int tw_srv_config_load(struct tw_srv_config *c, int argc,
 				     char **argv, char *err, size_t err_len);
+
+/*
+ * As tw_srv_config_load, but going on past each problem: say(arg, text)
+ * gets every one, in one line naming FILE:LINE or the option, and the
+ * count is returned (0: the configuration loads). For --check-config
+ * and for a reload, which applies a configuration only when it has no
+ * problem. c is left as loaded so far; free it with tw_srv_config_free.
+ */
+unsigned tw_srv_config_check_load(struct tw_srv_config *c, int argc, char **argv,
+				  void (*say)(void *arg, const char *problem), void *arg);
+
+/* say(arg, key) for each option whose value differs between a and b (the
+ * option names of the file; clients aside). */
+void tw_srv_config_changes(const struct tw_srv_config *a, const struct tw_srv_config *b,
+			   void (*say)(void *arg, const char *key), void *arg);
 
 /* Re-reads only the client lines of c->config_file into out, with c's
  * command-line clients added (SIGHUP). TW_OK or TW_ERR_INVAL (message). */
@@ -518,6 +534,8 @@ TW_MUST_CHECK int tw_log_open(const char *path);
 TW_MUST_CHECK int tw_log_reopen(void);
 void tw_log_close(void);
 void tw_log_set_level(enum tw_log_level l);
+/* "error", "warn", "info", "debug". */
+const char *tw_log_level_name(enum tw_log_level l);
 bool tw_log_enabled(enum tw_log_level l);
 /* fmt continues the line with " k=v" fields (no trailing newline). */
 void tw_logf(struct tw_log_buf *b, enum tw_log_level l, const char *event,

@@ -7,6 +7,7 @@
  * ("FILE:LINE: ..."), in one line, and the daemon exits 2.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <netdb.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -24,48 +25,54 @@ struct opt {
 	const char *name;
 	enum opt_kind kind;
 	unsigned long min, max; /* K_UINT range */
+	/* the field the option sets, for what a reload changes (size 0: an
+	 * option with no field of its own: client, config, help) */
+	size_t off, size;
 };
 
+#define F(field) offsetof(struct tw_srv_config, field), sizeof(((struct tw_srv_config *)0)->field)
+
 static const struct opt opts[] = {
-	{ "listen", K_SPECIAL, 0, 0 },
-	{ "store", K_SPECIAL, 0, 0 },
-	{ "client", K_CLIENT, 0, 0 },
-	{ "network-name", K_SPECIAL, 0, 0 },
-	{ "threads", K_UINT, 1, TW_SRV_MAX_THREADS },
-	{ "metrics", K_SPECIAL, 0, 0 },
-	{ "kek-file", K_STR, 0, 0 },
-	{ "config", K_STR, 0, 0 },
-	{ "realm", K_SPECIAL, 0, 0 },
-	{ "log-file", K_STR, 0, 0 },
-	{ "log-level", K_SPECIAL, 0, 0 },
-	{ "max-sessions", K_UINT, TW_SRV_MIN_SESSIONS, TW_SRV_MAX_SESSIONS },
-	{ "session-timeout", K_UINT, 1, 86400 },
-	{ "reply-session-timeout", K_UINT, 0, 0x7fffffff },
-	{ "reauth-limit", K_UINT, 0, 65534 },
-	{ "no-fast-reauth", K_FLAG, 0, 0 },
-	{ "no-pseudonyms", K_FLAG, 0, 0 },
-	{ "no-udp-gso", K_FLAG, 0, 0 },
-	{ "no-udp-gro", K_FLAG, 0, 0 },
-	{ "spread-by-identifier", K_FLAG, 0, 0 },
-	{ "volatile-identities", K_FLAG, 0, 0 },
-	{ "no-result-ind", K_FLAG, 0, 0 },
-	{ "id-policy", K_SPECIAL, 0, 0 },
-	{ "methods", K_SPECIAL, 0, 0 },
-	{ "sim-fullauth-id-req", K_FLAG, 0, 0 },
-	{ "pid-file", K_STR, 0, 0 },
-	{ "dup-cache", K_UINT, 16, 1 << 24 },
-	{ "dup-expiry", K_UINT, 1, 600 },
-	{ "rx-coalesce-us", K_UINT, 0, TW_SRV_MAX_RX_COALESCE_US },
-	{ "sqn-block", K_UINT, 1, 1000000 },
-	{ "resync-max", K_UINT, 1, 1000 },
-	{ "resync-window", K_UINT, 1, 86400 },
-	{ "resync-bad-max", K_UINT, 1, 1000 },
-	{ "reauth-ttl", K_UINT, 1, 30 * 86400 },
-	{ "pseudonym-ttl", K_UINT, 60, 365 * 86400 },
-	{ "identity-cache", K_UINT, 16, 1 << 24 },
-	{ "identity-flush-ms", K_UINT, 100, 60000 },
-	{ "subscriber-cache", K_UINT, 16, 1 << 26 },
-	{ "help", K_FLAG, 0, 0 },
+	{ "listen", K_SPECIAL, 0, 0, F(listen) },
+	{ "store", K_SPECIAL, 0, 0, F(store) },
+	{ "client", K_CLIENT, 0, 0, 0, 0 },
+	{ "network-name", K_SPECIAL, 0, 0, F(network_name) },
+	{ "threads", K_UINT, 1, TW_SRV_MAX_THREADS, F(threads) },
+	{ "metrics", K_SPECIAL, 0, 0, F(metrics) },
+	{ "kek-file", K_STR, 0, 0, F(kek_file) },
+	{ "config", K_STR, 0, 0, 0, 0 },
+	{ "check-config", K_SPECIAL, 0, 0, 0, 0 },
+	{ "realm", K_SPECIAL, 0, 0, F(realm) },
+	{ "log-file", K_STR, 0, 0, F(log_file) },
+	{ "log-level", K_SPECIAL, 0, 0, F(log_level) },
+	{ "max-sessions", K_UINT, TW_SRV_MIN_SESSIONS, TW_SRV_MAX_SESSIONS, F(max_sessions) },
+	{ "session-timeout", K_UINT, 1, 86400, F(session_timeout) },
+	{ "reply-session-timeout", K_UINT, 0, 0x7fffffff, F(reply_session_timeout) },
+	{ "reauth-limit", K_UINT, 0, 65534, F(reauth_limit) },
+	{ "no-fast-reauth", K_FLAG, 0, 0, F(fast_reauth) },
+	{ "no-pseudonyms", K_FLAG, 0, 0, F(pseudonyms) },
+	{ "no-udp-gso", K_FLAG, 0, 0, F(udp_gso) },
+	{ "no-udp-gro", K_FLAG, 0, 0, F(udp_gro) },
+	{ "spread-by-identifier", K_FLAG, 0, 0, F(spread_by_id) },
+	{ "volatile-identities", K_FLAG, 0, 0, F(volatile_ids) },
+	{ "no-result-ind", K_FLAG, 0, 0, F(result_ind) },
+	{ "id-policy", K_SPECIAL, 0, 0, F(id_policy) },
+	{ "methods", K_SPECIAL, 0, 0, F(methods) },
+	{ "sim-fullauth-id-req", K_FLAG, 0, 0, F(sim_fullauth_id_req) },
+	{ "pid-file", K_STR, 0, 0, F(pid_file) },
+	{ "dup-cache", K_UINT, 16, 1 << 24, F(dup_entries) },
+	{ "dup-expiry", K_UINT, 1, 600, F(dup_expiry) },
+	{ "rx-coalesce-us", K_UINT, 0, TW_SRV_MAX_RX_COALESCE_US, F(rx_coalesce_us) },
+	{ "sqn-block", K_UINT, 1, 1000000, F(sqn_block) },
+	{ "resync-max", K_UINT, 1, 1000, F(resync_max) },
+	{ "resync-window", K_UINT, 1, 86400, F(resync_window) },
+	{ "resync-bad-max", K_UINT, 1, 1000, F(resync_bad_max) },
+	{ "reauth-ttl", K_UINT, 1, 30 * 86400, F(reauth_ttl) },
+	{ "pseudonym-ttl", K_UINT, 60, 365 * 86400, F(pseudonym_ttl) },
+	{ "identity-cache", K_UINT, 16, 1 << 24, F(identity_cache) },
+	{ "identity-flush-ms", K_UINT, 100, 60000, F(identity_flush_ms) },
+	{ "subscriber-cache", K_UINT, 16, 1 << 26, F(subscriber_cache) },
+	{ "help", K_FLAG, 0, 0, 0, 0 },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -462,10 +469,32 @@ static char *trim(char *s)
 	return s;
 }
 
+/*
+ * Where the problems of a checking load go (tw_srv_config_check_load):
+ * each one is said and the load goes on to the next line or argument;
+ * without a checker the first one ends the load.
+ */
+struct tw_srv_check {
+	void (*say)(void *arg, const char *problem);
+	void *arg;
+	unsigned n;
+};
+
+/* A problem (in err): said when checking (true: go on), else false. */
+static bool noted(struct tw_srv_check *ck, const char *err)
+{
+	if (ck == NULL)
+		return false;
+	ck->n++;
+	if (ck->say != NULL)
+		ck->say(ck->arg, err);
+	return true;
+}
+
 /* Reads a config file; with clients_only, every other key is skipped (but
  * still checked to be a known key). */
 static int read_file(struct tw_srv_config *c, const char *path, bool clients_only,
-		     char *err, size_t err_len)
+		     struct tw_srv_check *ck, char *err, size_t err_len)
 {
 	char line[2048];
 	FILE *f = fopen(path, "r");
@@ -473,6 +502,7 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 
 	if (f == NULL) {
 		snprintf(err, err_len, "--config: cannot open %s: %s", path, strerror(errno));
+		noted(ck, err);
 		return TW_ERR_INVAL;
 	}
 	while (fgets(line, sizeof(line), f) != NULL) {
@@ -482,9 +512,16 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", path, lineno);
 		if (strchr(line, '\n') == NULL && !feof(f)) {
+			int ch;
+
 			snprintf(err, err_len, "%s: line too long", where);
 			rc = TW_ERR_INVAL;
-			break;
+			if (!noted(ck, err))
+				break;
+			/* the rest of the line is not a line of its own */
+			while ((ch = fgetc(f)) != EOF && ch != '\n')
+				;
+			continue;
 		}
 		key = trim(line);
 		if (*key == 0 || *key == '#')
@@ -496,7 +533,8 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 			key = trim(key);
 		}
 		o = find_opt(key, strlen(key));
-		if (o == NULL || strcmp(key, "config") == 0 || strcmp(key, "help") == 0) {
+		if (o == NULL || strcmp(key, "config") == 0 || strcmp(key, "help") == 0 ||
+		    strcmp(key, "check-config") == 0) {
 			/* only the first word: a line like "client 10.0.0.1
 			 * SECRET" (no '=') must not put the secret into the
 			 * message, which SIGHUP writes to the log */
@@ -506,32 +544,55 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 			snprintf(err, err_len, "%s: unknown key '%s'%s", where,
 				 word_of(word, key, kl), key[kl] != 0 ? " (key = value)" : "");
 			rc = TW_ERR_INVAL;
+			if (noted(ck, err))
+				continue;
 			break;
 		}
 		if (o->kind != K_FLAG && (val == NULL || *val == 0)) {
 			snprintf(err, err_len, "%s: %s needs a value (key = value)", where, key);
 			rc = TW_ERR_INVAL;
+			if (noted(ck, err))
+				continue;
 			break;
 		}
 		if (clients_only && o->kind != K_CLIENT)
 			continue;
-		rc = set_opt(c, o, val, false, where, err, err_len);
-		if (rc != TW_OK)
+		if (set_opt(c, o, val, false, where, err, err_len) != TW_OK) {
+			rc = TW_ERR_INVAL;
+			if (noted(ck, err))
+				continue;
 			break;
+		}
 	}
-	if (rc == TW_OK && ferror(f)) {
+	if ((rc == TW_OK || ck != NULL) && ferror(f)) {
 		snprintf(err, err_len, "--config: error reading %s", path);
 		rc = TW_ERR_INVAL;
+		noted(ck, err);
 	}
 	tw_wipe(line, sizeof(line)); /* it held secrets */
 	fclose(f);
 	return rc;
 }
 
-/* Walks argv: pass 0 only finds --config and --help, pass 1 applies all. */
+/* Walks argv: pass 0 only finds --config, --check-config and --help,
+ * pass 1 applies the rest (and, checking, says the problems). */
 static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
-		     char *err, size_t err_len)
+		     struct tw_srv_check *ck, char *err, size_t err_len)
 {
+	/* a problem of the command line: said once, in pass 1, and the
+	 * walk goes on with the next argument (a block, not do-while: its
+	 * continue is the loop's) */
+#define ARG_PROBLEM()                                                       \
+	{                                                                   \
+		rc = TW_ERR_INVAL;                                          \
+		if (ck == NULL)                                             \
+			return TW_ERR_INVAL;                                \
+		if (pass == 1)                                              \
+			noted(ck, err);                                     \
+		continue;                                                   \
+	}
+	int rc = TW_OK;
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *name, *val = NULL, *eq;
 		char where[64], word[41];
@@ -548,7 +609,7 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 			else
 				snprintf(err, err_len,
 					 "unexpected argument %d: not an --option (see --help)", i);
-			return TW_ERR_INVAL;
+			ARG_PROBLEM();
 		}
 		name = a + 2;
 		eq = strchr(name, '=');
@@ -557,12 +618,32 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 		snprintf(where, sizeof(where), "--%s", word_of(word, name, nlen));
 		if (o == NULL) {
 			snprintf(err, err_len, "%s: unknown option (see --help)", where);
-			return TW_ERR_INVAL;
+			ARG_PROBLEM();
+		}
+		if (strcmp(o->name, "check-config") == 0) {
+			/* --check-config [FILE]: the file is the next argument
+			 * unless that is an option */
+			if (eq != NULL)
+				val = eq + 1;
+			else if (i + 1 < argc && argv[i + 1][0] != '-')
+				val = argv[++i];
+			if (pass == 0) {
+				c->check_config = true;
+				if (val != NULL &&
+				    !copy_str(c->config_file, sizeof(c->config_file), val)) {
+					snprintf(err, err_len, "--check-config: path too long");
+					if (ck == NULL)
+						return TW_ERR_INVAL;
+					noted(ck, err);
+					rc = TW_ERR_INVAL;
+				}
+			}
+			continue;
 		}
 		if (o->kind == K_FLAG) {
 			if (eq != NULL) {
 				snprintf(err, err_len, "%s: takes no value", where);
-				return TW_ERR_INVAL;
+				ARG_PROBLEM();
 			}
 		} else if (eq != NULL) {
 			val = eq + 1;
@@ -570,50 +651,109 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 			val = argv[++i];
 		} else {
 			snprintf(err, err_len, "%s: needs a value", where);
-			return TW_ERR_INVAL;
+			ARG_PROBLEM();
 		}
 		if (pass == 0) {
 			if (strcmp(o->name, "help") == 0)
 				c->help = true;
 			else if (strcmp(o->name, "config") == 0 &&
-				 set_opt(c, o, val, true, where, err, err_len) != TW_OK)
-				return TW_ERR_INVAL;
+				 set_opt(c, o, val, true, where, err, err_len) != TW_OK) {
+				if (ck == NULL)
+					return TW_ERR_INVAL;
+				noted(ck, err);
+				rc = TW_ERR_INVAL;
+			}
 			continue;
 		}
 		if (strcmp(o->name, "config") == 0)
 			continue;
 		if (set_opt(c, o, val, true, where, err, err_len) != TW_OK)
-			return TW_ERR_INVAL;
+			ARG_PROBLEM();
 	}
-	return TW_OK;
+#undef ARG_PROBLEM
+	return rc;
+}
+
+static int load(struct tw_srv_config *c, int argc, char **argv, struct tw_srv_check *ck,
+		char *err, size_t err_len)
+{
+	int rc, bad = TW_OK;
+
+	err[0] = 0;
+	rc = walk_args(c, argc, argv, 0, ck, err, err_len);
+	if ((rc != TW_OK && ck == NULL) || c->help)
+		return rc;
+	bad = rc;
+	if (c->config_file[0] != 0) {
+		rc = read_file(c, c->config_file, false, ck, err, err_len);
+		if (rc != TW_OK && ck == NULL)
+			return rc;
+		bad = bad != TW_OK ? bad : rc;
+	}
+	rc = walk_args(c, argc, argv, 1, ck, err, err_len);
+	if ((rc != TW_OK && ck == NULL) || c->help)
+		return rc;
+	bad = bad != TW_OK ? bad : rc;
+	if (c->store[0] == 0) {
+		snprintf(err, err_len, "--store: missing (sqlite:PATH)");
+		if (!noted(ck, err))
+			return TW_ERR_INVAL;
+		bad = TW_ERR_INVAL;
+	}
+	if (c->clients.n == 0) {
+		snprintf(err, err_len, "--client: at least one IP[/PREFIX]=SECRET is needed");
+		if (!noted(ck, err))
+			return TW_ERR_INVAL;
+		bad = TW_ERR_INVAL;
+	}
+	return bad;
 }
 
 int tw_srv_config_load(struct tw_srv_config *c, int argc, char **argv, char *err,
 		       size_t err_len)
 {
-	int rc;
+	return load(c, argc, argv, NULL, err, err_len);
+}
 
-	err[0] = 0;
-	rc = walk_args(c, argc, argv, 0, err, err_len);
-	if (rc != TW_OK || c->help)
-		return rc;
-	if (c->config_file[0] != 0) {
-		rc = read_file(c, c->config_file, false, err, err_len);
-		if (rc != TW_OK)
-			return rc;
+unsigned tw_srv_config_check_load(struct tw_srv_config *c, int argc, char **argv,
+				  void (*say)(void *arg, const char *problem), void *arg)
+{
+	struct tw_srv_check ck = { say, arg, 0 };
+	char err[512];
+
+	if (load(c, argc, argv, &ck, err, sizeof(err)) != TW_OK && ck.n == 0) {
+		/* (a failure with nothing said cannot happen; count it) */
+		ck.n = 1;
+		if (say != NULL)
+			say(arg, err[0] ? err : "configuration refused");
 	}
-	rc = walk_args(c, argc, argv, 1, err, err_len);
-	if (rc != TW_OK || c->help)
-		return rc;
-	if (c->store[0] == 0) {
-		snprintf(err, err_len, "--store: missing (sqlite:PATH)");
-		return TW_ERR_INVAL;
+	return ck.n;
+}
+
+void tw_srv_config_changes(const struct tw_srv_config *a, const struct tw_srv_config *b,
+			   void (*say)(void *arg, const char *key), void *arg)
+{
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		const struct opt *o = &opts[i];
+		bool differ;
+
+		if (o->size == 0)
+			continue;
+		/* the text fields (paths, addresses, names) up to their NUL:
+		 * a longer value overridden by a shorter one leaves octets
+		 * behind it */
+		if (o->size >= 16)
+			differ = strncmp((const char *)a + o->off, (const char *)b + o->off,
+					 o->size) != 0;
+		else
+			differ = memcmp((const char *)a + o->off, (const char *)b + o->off,
+					o->size) != 0;
+		if (strcmp(o->name, "methods") == 0)
+			differ = a->n_methods != b->n_methods ||
+				 memcmp(a->methods, b->methods, a->n_methods) != 0;
+		if (differ)
+			say(arg, o->name);
 	}
-	if (c->clients.n == 0) {
-		snprintf(err, err_len, "--client: at least one IP[/PREFIX]=SECRET is needed");
-		return TW_ERR_INVAL;
-	}
-	return TW_OK;
 }
 
 int tw_srv_config_reload_clients(const struct tw_srv_config *c,
@@ -625,7 +765,7 @@ int tw_srv_config_reload_clients(const struct tw_srv_config *c,
 	memset(out, 0, sizeof(*out));
 	tw_srv_config_defaults(&tmp);
 	if (c->config_file[0] != 0)
-		rc = read_file(&tmp, c->config_file, true, err, err_len);
+		rc = read_file(&tmp, c->config_file, true, NULL, err, err_len);
 	/* command-line clients win over the file's, as at start-up */
 	if (rc == TW_OK)
 		rc = tw_srv_clients_copy_cmdline(&tmp.clients, &c->clients);

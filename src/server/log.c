@@ -29,6 +29,11 @@ static char log_path[TW_SRV_PATH_MAX];
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
 
+const char *tw_log_level_name(enum tw_log_level l)
+{
+	return (unsigned)l < sizeof(level_names) / sizeof(level_names[0]) ? level_names[l] : "?";
+}
+
 int tw_log_open(const char *path)
 {
 	int fd;

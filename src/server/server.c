@@ -7,7 +7,9 @@
  * The main thread then only waits for signals (sigwaitinfo):
  *   SIGTERM, SIGINT  stop: workers finish their batch, the store is closed
  *                    (SEQ_HE written back), exit 0;
- *   SIGHUP           reopen the log file, reload the clients of --config.
+ *   SIGHUP           reopen the log file; read the configuration again and,
+ *                    only if it has no problem, apply its clients and log
+ *                    level, naming what changed and what needs a restart.
  * The metrics thread serves GET /metrics (Prometheus text 0.0.4) over
  * HTTP/1.0, one connection at a time, each bounded by one deadline for the
  * whole exchange (a client that trickles its request or reads slowly gets
@@ -26,6 +28,7 @@
 #include <linux/filter.h>
 #include <sys/random.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,6 +53,8 @@ static const char usage_text[] =
 	"  --metrics IP:PORT         Prometheus endpoint (GET /metrics)\n"
 	"  --kek-file F              key-encryption key (else TWAG_KEK, else PATH.kek)\n"
 	"  --config FILE             key = value file (see docs/twagd.conf.example)\n"
+	"  --check-config [FILE]     check the configuration (FILE: as --config), the\n"
+	"                            KEK and the store, print each problem, exit 0 or 1\n"
 	"  --realm REALM             realm of minted re-authentication identities\n"
 	"  --log-file F              log here instead of stderr (reopened on SIGHUP)\n"
 	"  --log-level L             error, warn, info (default) or debug\n"
@@ -352,24 +357,13 @@ static void *metrics_run(void *arg)
 	return NULL;
 }
 
-/* SIGHUP: a new client table from --config (plus the --client flags) is
- * published; the old one is freed once every worker has moved on. */
-static void reload_clients(struct tw_srv *srv)
+/* Publishes a new client table; the old one is freed once every worker
+ * has moved on. */
+static void publish_clients(struct tw_srv *srv, struct tw_srv_clients *nt)
 {
-	struct tw_srv_clients *nt = calloc(1, sizeof(*nt)), *old;
-	char err[256], msg[300];
-	uint64_t epoch;
+	struct tw_srv_clients *old = atomic_exchange(&srv->clients, nt);
+	uint64_t epoch = atomic_fetch_add(&srv->epoch, 1) + 1;
 
-	if (nt == NULL)
-		return;
-	if (tw_srv_config_reload_clients(&srv->cfg, nt, err, sizeof(err)) != TW_OK) {
-		tw_log_quote(msg, sizeof(msg), err);
-		tw_log_always(NULL, TW_LOG_WARN, "reload-failed", "msg=%s", msg);
-		free(nt);
-		return;
-	}
-	old = atomic_exchange(&srv->clients, nt);
-	epoch = atomic_fetch_add(&srv->epoch, 1) + 1;
 	for (int tries = 0; tries < 500; tries++) {
 		unsigned done = 0;
 
@@ -382,18 +376,118 @@ static void reload_clients(struct tw_srv *srv)
 	}
 	/* a worker that did not move on within 5 s is stuck: better to keep
 	 * the old table allocated than to free it under it */
-	{
-		bool all = true;
+	for (unsigned i = 0; i < srv->n_workers; i++)
+		if (atomic_load(&srv->workers[i]->epoch_seen) < epoch)
+			return;
+	tw_srv_clients_free(old);
+	free(old);
+}
 
-		for (unsigned i = 0; i < srv->n_workers; i++)
-			if (atomic_load(&srv->workers[i]->epoch_seen) < epoch)
-				all = false;
-		if (all) {
-			tw_srv_clients_free(old);
-			free(old);
-		}
+/* A list of names for one log field: "a,b,c", cut with "..." when long. */
+struct name_list {
+	char text[256];
+	size_t len;
+	unsigned n;
+};
+
+static void name_add(struct name_list *l, const char *name)
+{
+	size_t room = sizeof(l->text) - l->len;
+	int w;
+
+	l->n++;
+	if (room < 5)
+		return;
+	w = snprintf(l->text + l->len, room, "%s%s", l->len ? "," : "", name);
+	if (w < 0 || (size_t)w >= room - 4) {
+		snprintf(l->text + l->len, room, "%s...", l->len ? "," : "");
+		l->len = sizeof(l->text) - 1;
+		return;
 	}
-	tw_log_always(NULL, TW_LOG_INFO, "reload", "clients=%zu", nt->n);
+	l->len += (size_t)w;
+}
+
+static void reload_problem(void *arg, const char *problem)
+{
+	char msg[600];
+
+	(void)arg;
+	tw_log_quote(msg, sizeof(msg), problem);
+	tw_log_always(NULL, TW_LOG_WARN, "reload-problem", "msg=%s", msg);
+}
+
+static void changed_key(void *arg, const char *key)
+{
+	/* applied at once: the log level (and the clients, apart) */
+	if (strcmp(key, "log-level") != 0)
+		name_add(arg, key);
+}
+
+/*
+ * SIGHUP: the configuration (--config and the command line) read again
+ * and checked whole. With a problem nothing changes and each problem is
+ * logged; else the clients and the log level are applied, and the log
+ * names the clients added, removed or given another secret, and the
+ * options that changed but take effect only at the next start.
+ */
+static void reload(struct tw_srv *srv)
+{
+	struct tw_srv_config nc;
+	struct tw_srv_clients *nt, *cur = atomic_load(&srv->clients);
+	struct name_list added = { "", 0, 0 }, removed = { "", 0, 0 }, rekeyed = { "", 0, 0 },
+			 pending = { "", 0, 0 };
+	unsigned problems;
+
+	tw_srv_config_defaults(&nc);
+	problems = tw_srv_config_check_load(&nc, srv->argc, srv->argv, reload_problem, NULL);
+	if (problems > 0) {
+		tw_log_always(NULL, TW_LOG_WARN, "reload-refused",
+			      "problems=%u msg=\"the running configuration is kept\"", problems);
+		tw_srv_config_free(&nc);
+		return;
+	}
+	nt = calloc(1, sizeof(*nt));
+	if (nt == NULL) {
+		tw_log_always(NULL, TW_LOG_WARN, "reload-refused", "msg=\"out of memory\"");
+		tw_srv_config_free(&nc);
+		return;
+	}
+	for (size_t i = 0; i < nc.clients.n; i++) {
+		const struct tw_srv_client *c = &nc.clients.v[i], *o = NULL;
+
+		for (size_t j = 0; j < cur->n && o == NULL; j++)
+			if (tw_srv_addr_eq(&cur->v[j].net, &c->net) && cur->v[j].prefix == c->prefix)
+				o = &cur->v[j];
+		if (o == NULL)
+			name_add(&added, c->name);
+		else if (o->key.len != c->key.len || !tw_ct_eq(o->key.secret, c->key.secret, c->key.len))
+			name_add(&rekeyed, c->name);
+	}
+	for (size_t j = 0; j < cur->n; j++) {
+		bool kept = false;
+
+		for (size_t i = 0; i < nc.clients.n && !kept; i++)
+			kept = tw_srv_addr_eq(&cur->v[j].net, &nc.clients.v[i].net) &&
+			       cur->v[j].prefix == nc.clients.v[i].prefix;
+		if (!kept)
+			name_add(&removed, cur->v[j].name);
+	}
+	tw_srv_config_changes(&srv->cfg, &nc, changed_key, &pending);
+	if (nc.log_level != srv->cfg.log_level) {
+		tw_log_set_level(nc.log_level);
+		srv->cfg.log_level = nc.log_level;
+	}
+	*nt = nc.clients;
+	memset(&nc.clients, 0, sizeof(nc.clients));
+	publish_clients(srv, nt);
+	tw_log_always(NULL, TW_LOG_INFO, "reload",
+		      "clients=%zu added=%s removed=%s secret-changed=%s log_level=%s", nt->n,
+		      added.n ? added.text : "-", removed.n ? removed.text : "-",
+		      rekeyed.n ? rekeyed.text : "-", tw_log_level_name(srv->cfg.log_level));
+	if (pending.n > 0)
+		tw_log_always(NULL, TW_LOG_WARN, "reload-pending",
+			      "keys=%s msg=\"changed, applied at the next start\"", pending.text);
+	tw_srv_config_free(&nc);
 }
 
 static int write_pid(const char *path)
@@ -446,6 +540,127 @@ void tw_srv_eap_setup(struct tw_srv *srv)
 	srv->sim_opts.fullauth_id_req_first = srv->cfg.sim_fullauth_id_req;
 }
 
+/* The problems of a configuration, as tw_srv_config_check_load says them. */
+struct problems {
+	char text[32][512];
+	unsigned n;
+};
+
+static void keep_problem(void *arg, const char *problem)
+{
+	struct problems *pl = arg;
+
+	if (pl->n < sizeof(pl->text) / sizeof(pl->text[0]))
+		snprintf(pl->text[pl->n], sizeof(pl->text[0]), "%s", problem);
+	pl->n++;
+}
+
+/* The directory of path can take a new file (path itself need not exist). */
+static bool dir_writable(const char *path)
+{
+	char dir[TW_SRV_PATH_MAX];
+	const char *slash = strrchr(path, '/');
+
+	if (slash == NULL)
+		return access(".", W_OK | X_OK) == 0;
+	snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+	return access(dir, W_OK | X_OK) == 0;
+}
+
+/*
+ * twagd --check-config [FILE]: the configuration read whole (every
+ * problem of the file and the command line, each with FILE:LINE or the
+ * option), then what start-up would meet first: the log and pid files
+ * writable, the KEK (present, 64 hex digits, mode 0600) and the store
+ * (opened read-only: its schema, and the check value that says the KEK
+ * is the store's). No store, KEK or row is created or changed (SQLite
+ * may leave the store's -shm/-wal files of a read), no socket is bound.
+ * Problems go to stderr, one line each; the verdict to stdout. Returns
+ * the exit status: 0 with no problem, 1 otherwise.
+ */
+static int check_config(struct tw_srv *srv, const struct problems *pl)
+{
+	const struct tw_srv_config *c = &srv->cfg;
+	unsigned n = pl->n;
+	char err[512];
+	struct stat st;
+
+	for (unsigned i = 0; i < pl->n && i < sizeof(pl->text) / sizeof(pl->text[0]); i++)
+		fprintf(stderr, "twagd: %s\n", pl->text[i]);
+	if (pl->n > sizeof(pl->text) / sizeof(pl->text[0]))
+		fprintf(stderr, "twagd: (%u more problems not shown)\n",
+			pl->n - (unsigned)(sizeof(pl->text) / sizeof(pl->text[0])));
+	if (c->log_file[0] &&
+	    (stat(c->log_file, &st) == 0 ? access(c->log_file, W_OK) != 0
+					 : !dir_writable(c->log_file))) {
+		fprintf(stderr, "twagd: --log-file: %s cannot be written: %s\n", c->log_file,
+			strerror(errno));
+		n++;
+	}
+	if (c->pid_file[0] && !dir_writable(c->pid_file)) {
+		fprintf(stderr, "twagd: --pid-file: %s cannot be created: %s\n", c->pid_file,
+			strerror(errno));
+		n++;
+	}
+	if (c->store[0] && stat(c->store, &st) != 0) {
+		/* start-up creates the store, and its KEK file when none is
+		 * named: only a named KEK must be there already */
+		if (errno != ENOENT) {
+			fprintf(stderr, "twagd: --store: %s: %s\n", c->store, strerror(errno));
+			n++;
+		} else if (!dir_writable(c->store)) {
+			fprintf(stderr, "twagd: --store: %s does not exist and cannot be created: %s\n",
+				c->store, strerror(errno));
+			n++;
+		} else {
+			printf("twagd: note: the store %s does not exist yet: start-up creates it\n",
+			       c->store);
+		}
+	} else if (c->store[0]) {
+		uint8_t kek[TW_STORE_KEK_LEN];
+		struct tw_store_opts so;
+		struct tw_store *store = NULL;
+		int rc;
+
+		err[0] = 0;
+		rc = tw_store_kek_load(c->kek_file[0] ? c->kek_file : NULL, c->store, false, kek,
+				       err, sizeof(err));
+		if (rc != TW_OK) {
+			fprintf(stderr, "twagd: kek: %s\n", err[0] ? err : tw_strerror(rc));
+			n++;
+		} else {
+			memset(&so, 0, sizeof(so));
+			so.path = c->store;
+			so.kek = kek;
+			so.read_only = true;
+			err[0] = 0;
+			rc = tw_store_open(&store, &so, err, sizeof(err));
+			if (rc == TW_ERR_AUTH) {
+				fprintf(stderr, "twagd: kek: not the key of the store %s\n", c->store);
+				n++;
+			} else if (rc != TW_OK) {
+				fprintf(stderr, "twagd: --store: %s: %s\n", c->store,
+					err[0] ? err : tw_strerror(rc));
+				n++;
+			} else {
+				tw_store_close(store);
+			}
+		}
+		tw_wipe(kek, sizeof(kek));
+	}
+	if (n > 0) {
+		printf("twagd: %u problem%s in the configuration%s%s\n", n, n == 1 ? "" : "s",
+		       c->config_file[0] ? " of " : "", c->config_file);
+		return 1;
+	}
+	printf("twagd: configuration OK%s%s: listen %s, %zu client%s, store %s, methods %s%s%s%s%s\n",
+	       c->config_file[0] ? " in " : "", c->config_file, c->listen, c->clients.n,
+	       c->clients.n == 1 ? "" : "s", c->store, tw_srv_method_name(c->methods[0]),
+	       c->n_methods > 1 ? "," : "", c->n_methods > 1 ? tw_srv_method_name(c->methods[1]) : "",
+	       c->n_methods > 2 ? "," : "", c->n_methods > 2 ? tw_srv_method_name(c->methods[2]) : "");
+	return 0;
+}
+
 static void start_failed(const char *what, const char *err)
 {
 	char msg[300];
@@ -468,7 +683,21 @@ int tw_srv_main(int argc, char **argv)
 
 	memset(srv, 0, sizeof(*srv));
 	srv->metrics_fd = -1;
+	srv->argc = argc;
+	srv->argv = argv;
 	tw_srv_config_defaults(&srv->cfg);
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--check-config") == 0 ||
+		    strncmp(argv[i], "--check-config=", 15) == 0) {
+			/* every problem, not only the first */
+			static struct problems pl;
+
+			(void)tw_srv_config_check_load(&srv->cfg, argc, argv, keep_problem, &pl);
+			status = srv->cfg.help ? (fputs(usage_text, stdout), 0)
+					       : check_config(srv, &pl);
+			tw_srv_config_free(&srv->cfg);
+			return status;
+		}
 	if (tw_srv_config_load(&srv->cfg, argc, argv, err, sizeof(err)) != TW_OK) {
 		fprintf(stderr, "twagd: %s\n", err);
 		tw_srv_config_free(&srv->cfg);
@@ -659,7 +888,7 @@ int tw_srv_main(int argc, char **argv)
 		if (sig == SIGHUP) {
 			if (tw_log_reopen() != TW_OK)
 				tw_log_always(NULL, TW_LOG_WARN, "reload-failed", "what=log-file");
-			reload_clients(srv);
+			reload(srv);
 			continue;
 		}
 		tw_log_always(NULL, TW_LOG_INFO, "stopping", "signal=%s",

@@ -175,6 +175,8 @@ struct tw_srv {
 	int metrics_fd;
 	pthread_t metrics_thread;
 	bool metrics_started;
+	int argc;                       /* the command line, read again on SIGHUP */
+	char **argv;
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
