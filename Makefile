@@ -209,6 +209,12 @@ bench:
 deps:
 	@scripts/deps.sh test
 
+# The version comes from one place, the VERSION file (MAJOR.MINOR.PATCH):
+# the library's tw_version(), which every program's --version prints.
+TWAG_VERSION := $(shell cat VERSION)
+$(BUILD)/src/common/version.o: CPPFLAGS += -DTW_VERSION='"$(TWAG_VERSION)"'
+$(BUILD)/src/common/version.o: VERSION
+
 clean:
 	rm -rf build build-*
 
