@@ -437,8 +437,9 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 		/* a name as passwd(5) and group(5) hold it: one line, no ':' */
 		if (*v == 0 || strpbrk(v, ": \t\n") != NULL ||
 		    !copy_str(user ? c->user : c->group, sizeof(c->user), v)) {
-			snprintf(err, err_len, "%s: %s must be a name (at most %zu octets, no ':' or blank)", where,
-				 o->name, sizeof(c->user) - 1);
+			snprintf(err, err_len,
+				 "%s: %s must be a name (at most %zu octets, no ':' or blank)",
+				 where, o->name, sizeof(c->user) - 1);
 			return TW_ERR_INVAL;
 		}
 		return TW_OK;

@@ -124,10 +124,11 @@ void tw_srv_notify_reloading(struct tw_srv_notify *n)
 {
 	struct timespec ts;
 	char msg[64];
+	unsigned long long usec;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu",
-		 (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000);
+	usec = (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+	snprintf(msg, sizeof(msg), "RELOADING=1\nMONOTONIC_USEC=%llu", usec);
 	tw_srv_notify(n, msg);
 }
 

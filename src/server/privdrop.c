@@ -71,8 +71,8 @@ int tw_srv_privdrop(const struct tw_srv_config *c, bool *dropped, char *err, siz
 		if (getuid() == uid && geteuid() == uid && getgid() == gid && getegid() == gid)
 			return TW_OK; /* already that user and group */
 		snprintf(err, err_len,
-			 "--user %s: twagd runs as uid %u gid %u, not root, and cannot become uid %u "
-			 "gid %u (start it as root, or as that user)",
+			 "--user %s: twagd runs as uid %u gid %u, not root, and cannot become "
+			 "uid %u gid %u (start it as root, or as that user)",
 			 c->user, (unsigned)geteuid(), (unsigned)getegid(), (unsigned)uid,
 			 (unsigned)gid);
 		return TW_ERR_STATE;
@@ -149,7 +149,8 @@ int tw_srv_store_access(const char *path, char *err, size_t err_len)
 		return TW_ERR_IO;
 	for (int i = 0; i < 2; i++) {
 		snprintf(side, sizeof(side), "%s%s", path, i == 0 ? "-wal" : "-shm");
-		if (access(side, F_OK) == 0 && !usable(side, R_OK | W_OK, err, err_len, "store file"))
+		if (access(side, F_OK) == 0 &&
+		    !usable(side, R_OK | W_OK, err, err_len, "store file"))
 			return TW_ERR_IO;
 	}
 	return TW_OK;
