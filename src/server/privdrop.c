@@ -7,10 +7,10 @@
  * groups (initgroups), then the group, then the user, in that order (the
  * group cannot be changed once the user is not root), and checks that
  * root cannot be regained. The store and its KEK are opened after the
- * drop, as NAME: every file twagd writes from then on is that user's, and
- * a store owned by root is refused with the reason (store_access below)
- * rather than opened read-only by SQLite, which would fail later, on the
- * first SQN reservation.
+ * drop, as NAME: every file twagd writes from then on is that user's. A
+ * store left to root is named as such, with its owner and mode
+ * (tw_srv_store_access below, before the KEK beside it is read, whose
+ * refusal would otherwise come first and say less).
  *
  * Not root: --user naming the user twagd already runs as (a unit with
  * User=twag whose config says user = twag) does nothing; any other user
@@ -105,7 +105,8 @@ int tw_srv_privdrop(const struct tw_srv_config *c, bool *dropped, char *err, siz
 	return TW_OK;
 }
 
-/* R_OK|W_OK on path by the real ids (the effective ones after a drop). */
+/* mode on path for the real ids (the effective ones after a drop); false
+ * with the owner and mode in err when permissions refuse it. */
 static bool usable(const char *path, int mode, char *err, size_t err_len, const char *what)
 {
 	struct stat sb;
@@ -114,10 +115,11 @@ static bool usable(const char *path, int mode, char *err, size_t err_len, const 
 	if (access(path, mode) == 0)
 		return true;
 	e = errno;
-	if (e != EACCES || stat(path, &sb) != 0) {
-		snprintf(err, err_len, "%s %s: %s", what, path, strerror(e));
-		return false;
-	}
+	/* only permissions here, the privilege drop's concern: the store's
+	 * own check (tw_store_open) names the other causes (a read-only
+	 * file system, a missing directory) */
+	if (e != EACCES || stat(path, &sb) != 0)
+		return true;
 	snprintf(err, err_len,
 		 "%s %s is not writable by uid %u gid %u (it is owner %u group %u mode %04o): "
 		 "chown the store's directory and files to the user twagd runs as",

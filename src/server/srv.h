@@ -218,10 +218,12 @@ void tw_srv_notify_close(struct tw_srv_notify *n);
  * --user. Error messages name the cause. */
 TW_MUST_CHECK int tw_srv_privdrop(const struct tw_srv_config *c, bool *dropped, char *err,
 				  size_t err_len);
-/* Whether the store at path can be opened for writing by this process:
- * its directory (SQLite creates PATH-wal and PATH-shm there), the file
- * and its WAL files. TW_OK, else TW_ERR_IO with the owner and mode of
- * what is in the way. */
+/* Whether the permissions let this process open the store at path for
+ * writing: its directory (SQLite creates PATH-wal and PATH-shm there), the
+ * file and its WAL files. TW_OK, else TW_ERR_IO with the owner and mode of
+ * what is in the way (other causes are tw_store_open's to name). Checked
+ * before the KEK is read, so that a store left to root after a drop is
+ * named as such. */
 TW_MUST_CHECK int tw_srv_store_access(const char *path, char *err, size_t err_len);
 
 /* Sends the replies tx[0..m) (one iovec each) on w->fd with
