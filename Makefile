@@ -8,6 +8,7 @@
 #   make SANITIZER=address|undefined test
 #   make fuzz FUZZ_TIME=S   every libFuzzer target S seconds (clang; default 10)
 #   make fuzz-cov   branch coverage of each decoder by its corpus: tests/fuzz/COVERAGE.md
+#   make install [PREFIX=/usr/local] [DESTDIR=...]; make uninstall (below)
 #
 # Sanitizer builds go to their own directory so objects never mix.
 
@@ -208,6 +209,96 @@ bench:
 
 deps:
 	@scripts/deps.sh test
+
+# ---- make install / uninstall ------------------------------------------------
+# The version comes from one place, the VERSION file (MAJOR.MINOR.PATCH): the
+# library's tw_version() (so `twagd --version`, `twag --version`), the shared
+# library's SONAME (libtwag.so.MAJOR) and twag.pc.
+#
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging]
+#
+# twagd goes to sbin, the other programs to bin: FHS 3.0 §4.10 keeps in sbin
+# what only the administrator runs (daemons among them: sshd, hostapd,
+# freeradius), while twag (every algorithm; provisioning), twag-load and
+# twag-bench are for any user. Configuration: $(SYSCONFDIR)/twag/twagd.conf,
+# installed from docs/twagd.conf.example only when none is there (it listens
+# and trusts 127.0.0.1 only, so nothing outside the host reaches it until it
+# is edited); the example itself also goes to $(DOCDIR).
+TWAG_VERSION := $(shell cat VERSION)
+TWAG_MAJOR := $(firstword $(subst ., ,$(TWAG_VERSION)))
+SHLIB := $(BUILD)/libtwag.so.$(TWAG_VERSION)
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/twag
+# /etc for PREFIX=/usr (a distribution's layout), else PREFIX/etc (GNU's)
+SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
+# systemd reads units and sysusers.d from /usr/local/lib too
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+MAN1 := docs/man/twag.1 docs/man/twag-load.1 docs/man/twag-bench.1
+MAN8 := docs/man/twagd.8
+
+$(BUILD)/src/common/version.o: CPPFLAGS += -DTW_VERSION='"$(TWAG_VERSION)"'
+$(BUILD)/src/common/version.o: VERSION
+
+# The shared library from the same -fPIC objects as libtwag.a.
+$(SHLIB): $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtwag.so.$(TWAG_MAJOR) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+all: $(SHLIB)
+
+.PHONY: install uninstall
+install: $(TWAG) $(TWAGD) $(LOAD) $(BENCH) $(LIB) $(SHLIB)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(INCLUDEDIR)/twag $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/twag
+	install -m 0755 $(TWAG) $(LOAD) $(BENCH) $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(TWAGD) $(DESTDIR)$(SBINDIR)/
+	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/
+	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
+	ln -sf libtwag.so.$(TWAG_VERSION) $(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_MAJOR)
+	ln -sf libtwag.so.$(TWAG_MAJOR) $(DESTDIR)$(LIBDIR)/libtwag.so
+	install -m 0644 include/twag/*.h $(DESTDIR)$(INCLUDEDIR)/twag/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@VERSION@|$(TWAG_VERSION)|g' \
+		dist/twag.pc.in >$(DESTDIR)$(PKGCONFIGDIR)/twag.pc
+	for m in $(MAN1) $(MAN8); do \
+		s=$${m##*.}; sed 's|@VERSION@|$(TWAG_VERSION)|g' $$m >$(DESTDIR)$(MANDIR)/man$$s/$${m##*/} && \
+		chmod 0644 $(DESTDIR)$(MANDIR)/man$$s/$${m##*/} || exit 1; \
+	done
+	install -m 0644 docs/twagd.conf.example docs/twagd.md docs/twag-load.md $(DESTDIR)$(DOCDIR)/
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+		dist/twagd.service.in >$(DESTDIR)$(UNITDIR)/twagd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/twagd.service $(DESTDIR)$(PKGCONFIGDIR)/twag.pc
+	install -m 0644 dist/twag.sysusers $(DESTDIR)$(SYSUSERSDIR)/twag.conf
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/twag/twagd.conf ]; then \
+		echo "install: kept the existing $(DESTDIR)$(SYSCONFDIR)/twag/twagd.conf"; \
+	else \
+		install -m 0640 docs/twagd.conf.example $(DESTDIR)$(SYSCONFDIR)/twag/twagd.conf; \
+	fi
+	@scripts/post-install.sh "$(DESTDIR)" "$(SYSUSERSDIR)" "$(SYSCONFDIR)" "$(LIBDIR)"
+
+# Removes what install put there, except the configuration (edited by the
+# operator) and the store (/var/lib/twag).
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/twag $(DESTDIR)$(BINDIR)/twag-load $(DESTDIR)$(BINDIR)/twag-bench \
+		$(DESTDIR)$(SBINDIR)/twagd $(DESTDIR)$(LIBDIR)/libtwag.a \
+		$(DESTDIR)$(LIBDIR)/libtwag.so $(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_MAJOR) \
+		$(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_VERSION) $(DESTDIR)$(PKGCONFIGDIR)/twag.pc \
+		$(MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%) \
+		$(DESTDIR)$(UNITDIR)/twagd.service $(DESTDIR)$(SYSUSERSDIR)/twag.conf \
+		$(DESTDIR)$(DOCDIR)/twagd.conf.example $(DESTDIR)$(DOCDIR)/twagd.md \
+		$(DESTDIR)$(DOCDIR)/twag-load.md
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/twag
+	-rmdir $(DESTDIR)$(DOCDIR) 2>/dev/null
 
 clean:
 	rm -rf build build-*

@@ -2,14 +2,17 @@
 # Installs the Debian packages twag needs, only those missing (idempotent).
 #   scripts/deps.sh build   compiler side: OpenSSL headers, pkg-config
 #   scripts/deps.sh test    + libosmocore (independent oracle), osmo-auc-gen,
-#                           Python cryptography (independent cross-checks)
+#                           Python cryptography (independent cross-checks),
+#                           groff and systemd-analyze (man pages, unit)
 #   scripts/deps.sh bench   + gnuplot for --plot
 set -eu
 what=${1:-test}
 pkgs="build-essential libssl-dev pkg-config libsqlite3-dev"
 case "$what" in
 build) ;;
-test) pkgs="$pkgs eapoltest freeradius-utils tshark sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev" ;;
+test) pkgs="$pkgs eapoltest freeradius-utils tshark sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev"
+	# test_install.sh: groff renders the man pages, systemd-analyze checks the unit
+	pkgs="$pkgs groff-base systemd" ;;
 bench) pkgs="$pkgs freeradius freeradius-utils libosmocore-dev libosmocore-utils gnuplot-nox" ;;
 *) echo "deps.sh: unknown set '$what' (build|test|bench)" >&2; exit 2 ;;
 esac

@@ -182,6 +182,8 @@ struct tw_srv_config {
 	struct tw_srv_clients clients;   /* file clients + --client */
 	bool help;
 	bool check_config;               /* --check-config [FILE]: check, do not run */
+	bool version;                    /* --version: print it, exit 0 */
+	char user[64], group[64];        /* --user/--group: drop to them ("": stay) */
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -73,6 +73,10 @@ static const struct opt opts[] = {
 	{ "identity-flush-ms", K_UINT, 100, 60000, F(identity_flush_ms) },
 	{ "subscriber-cache", K_UINT, 16, 1 << 26, F(subscriber_cache) },
 	{ "help", K_FLAG, 0, 0, 0, 0 },
+	/* operating: privilege drop, version (server.c, privdrop.c) */
+	{ "user", K_SPECIAL, 0, 0, F(user) },
+	{ "group", K_SPECIAL, 0, 0, F(group) },
+	{ "version", K_FLAG, 0, 0, 0, 0 },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -263,6 +267,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			c->sim_fullauth_id_req = b;
 		else if (strcmp(o->name, "help") == 0)
 			c->help = b;
+		else if (strcmp(o->name, "version") == 0)
+			c->version = b;
 		return TW_OK;
 	case K_UINT: {
 		char *end;
@@ -432,6 +438,19 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 		}
 		return TW_OK;
 	}
+	if (strcmp(o->name, "user") == 0 || strcmp(o->name, "group") == 0) {
+		bool user = o->name[0] == 'u';
+
+		/* a name as passwd(5) and group(5) hold it: one line, no ':' */
+		if (*v == 0 || strpbrk(v, ": \t\n") != NULL ||
+		    !copy_str(user ? c->user : c->group, sizeof(c->user), v)) {
+			snprintf(err, err_len,
+				 "%s: %s must be a name (at most %zu octets, no ':' or blank)",
+				 where, o->name, sizeof(c->user) - 1);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
 	snprintf(err, err_len, "%s: unhandled option %s", where, o->name);
 	return TW_ERR_INVAL;
 }
@@ -534,7 +553,8 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 		}
 		o = find_opt(key, strlen(key));
 		if (o == NULL || strcmp(key, "config") == 0 || strcmp(key, "help") == 0 ||
-		    strcmp(key, "check-config") == 0) {
+		    strcmp(key, "check-config") == 0 ||
+		    strcmp(key, "version") == 0) {
 			/* only the first word: a line like "client 10.0.0.1
 			 * SECRET" (no '=') must not put the secret into the
 			 * message, which SIGHUP writes to the log */
@@ -656,6 +676,8 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 		if (pass == 0) {
 			if (strcmp(o->name, "help") == 0)
 				c->help = true;
+			else if (strcmp(o->name, "version") == 0)
+				c->version = true;
 			else if (strcmp(o->name, "config") == 0 &&
 				 set_opt(c, o, val, true, where, err, err_len) != TW_OK) {
 				if (ck == NULL)
@@ -681,7 +703,7 @@ static int load(struct tw_srv_config *c, int argc, char **argv, struct tw_srv_ch
 
 	err[0] = 0;
 	rc = walk_args(c, argc, argv, 0, ck, err, err_len);
-	if ((rc != TW_OK && ck == NULL) || c->help)
+	if ((rc != TW_OK && ck == NULL) || c->help || c->version)
 		return rc;
 	bad = rc;
 	if (c->config_file[0] != 0) {

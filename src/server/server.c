@@ -10,6 +10,9 @@
  *   SIGHUP           reopen the log file; read the configuration again and,
  *                    only if it has no problem, apply its clients and log
  *                    level, naming what changed and what needs a restart.
+ * The sockets are bound before the store is opened, so that with --user
+ * they are bound as root and the store is opened as that user
+ * (privdrop.c); the service manager hears of each step (notify.c).
  * The metrics thread serves GET /metrics (Prometheus text 0.0.4) over
  * HTTP/1.0, one connection at a time, each bounded by one deadline for the
  * whole exchange (a client that trickles its request or reads slowly gets
@@ -20,7 +23,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <grp.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +39,7 @@
 #include <unistd.h>
 
 #include "twag/bytes.h"
+#include "twag/version.h"
 
 #include "srv.h"
 
@@ -85,7 +91,10 @@ static const char usage_text[] =
 	"  --identity-cache N        pseudonym/re-auth entries kept in memory (default 65536)\n"
 	"  --identity-flush-ms MS    identity rows written behind this often (default 1000)\n"
 	"  --subscriber-cache N      subscribers kept in memory (default 4194304)\n"
-	"  --pid-file F              write the process id here\n";
+	"  --pid-file F              write the process id here\n"
+	"  --user NAME               started as root: bind, then run as NAME (docs/twagd.md)\n"
+	"  --group NAME              with --user: this group instead of NAME's own\n"
+	"  --version                 print the version and exit\n";
 
 static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
@@ -597,6 +606,14 @@ static int check_config(struct tw_srv *srv, const struct problems *pl)
 			strerror(errno));
 		n++;
 	}
+	if (c->user[0] && getpwnam(c->user) == NULL) {
+		fprintf(stderr, "twagd: --user: no user '%s'\n", c->user);
+		n++;
+	}
+	if (c->group[0] && getgrnam(c->group) == NULL) {
+		fprintf(stderr, "twagd: --group: no group '%s'\n", c->group);
+		n++;
+	}
 	if (c->pid_file[0] && !dir_writable(c->pid_file)) {
 		fprintf(stderr, "twagd: --pid-file: %s cannot be created: %s\n", c->pid_file,
 			strerror(errno));
@@ -677,14 +694,18 @@ int tw_srv_main(int argc, char **argv)
 	struct tw_srv_clients *ct = NULL;
 	uint8_t kek[TW_STORE_KEK_LEN], seed[16];
 	char err[512], listen_text[80], metrics_text[80] = "";
+	int fds[TW_SRV_MAX_THREADS];
 	sigset_t sigs;
 	int rc, status = 1;
-	bool pid_written = false;
+	bool pid_written = false, dropped = false;
 
 	memset(srv, 0, sizeof(*srv));
 	srv->metrics_fd = -1;
 	srv->argc = argc;
 	srv->argv = argv;
+	srv->notify.fd = -1;
+	for (unsigned i = 0; i < TW_SRV_MAX_THREADS; i++)
+		fds[i] = -1;
 	tw_srv_config_defaults(&srv->cfg);
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--check-config") == 0 ||
@@ -708,6 +729,11 @@ int tw_srv_main(int argc, char **argv)
 		tw_srv_config_free(&srv->cfg);
 		return 0;
 	}
+	if (srv->cfg.version) {
+		printf("twagd %s\n", tw_version());
+		tw_srv_config_free(&srv->cfg);
+		return 0;
+	}
 	if (tw_log_open(srv->cfg.log_file) != TW_OK) {
 		fprintf(stderr, "twagd: --log-file: cannot open %s: %s\n", srv->cfg.log_file,
 			strerror(errno));
@@ -723,6 +749,46 @@ int tw_srv_main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
+
+	/* opened and connected while still root (notify.c) */
+	if (tw_srv_notify_open(&srv->notify, err, sizeof(err)) != TW_OK) {
+		char msg[300];
+
+		tw_log_quote(msg, sizeof(msg), err);
+		tw_log_always(NULL, TW_LOG_WARN, "notify-off", "msg=%s", msg);
+	}
+
+	/* the sockets: bound before the privilege drop (a port below 1024
+	 * needs root), one SO_REUSEPORT socket per worker */
+	if (tw_srv_sockaddr_parse(&srv->listen_addr, &srv->listen_len, srv->cfg.listen,
+				  TW_SRV_DEFAULT_PORT) != TW_OK) {
+		start_failed("listen", "bad address");
+		goto out;
+	}
+	srv->pktinfo = is_wildcard(&srv->listen_addr);
+	for (unsigned i = 0; i < srv->cfg.threads; i++) {
+		fds[i] = open_udp(srv, err, sizeof(err));
+		if (fds[i] < 0) {
+			start_failed("listen", err);
+			goto out;
+		}
+	}
+	if (srv->cfg.metrics[0]) {
+		srv->metrics_fd = open_metrics(srv, metrics_text, sizeof(metrics_text), err,
+					       sizeof(err));
+		if (srv->metrics_fd < 0) {
+			start_failed("metrics", err);
+			goto out;
+		}
+	}
+	if (tw_srv_privdrop(&srv->cfg, &dropped, err, sizeof(err)) != TW_OK) {
+		start_failed("user", err);
+		goto out;
+	}
+	if (tw_srv_store_access(srv->cfg.store, err, sizeof(err)) != TW_OK) {
+		start_failed("store", err);
+		goto out;
+	}
 
 	/* the store: KEK from --kek-file / TWAG_KEK / PATH.kek, never logged */
 	rc = tw_store_kek_load(srv->cfg.kek_file[0] ? srv->cfg.kek_file : NULL, srv->cfg.store,
@@ -786,31 +852,21 @@ int tw_srv_main(int argc, char **argv)
 	atomic_store(&srv->clients, ct);
 	ct = NULL;
 
-	/* sockets and workers */
-	if (tw_srv_sockaddr_parse(&srv->listen_addr, &srv->listen_len, srv->cfg.listen,
-				  TW_SRV_DEFAULT_PORT) != TW_OK) {
-		start_failed("listen", "bad address");
-		goto out;
-	}
-	srv->pktinfo = is_wildcard(&srv->listen_addr);
+	/* workers, each owning its socket from here on */
 	srv->workers = calloc(srv->cfg.threads, sizeof(*srv->workers));
 	if (srv->workers == NULL) {
 		start_failed("workers", "out of memory");
 		goto out;
 	}
 	for (unsigned i = 0; i < srv->cfg.threads; i++) {
-		int fd = open_udp(srv, err, sizeof(err));
+		int fd = fds[i];
 
-		if (fd < 0) {
-			start_failed("listen", err);
-			goto out;
-		}
 		if (posix_memalign((void **)&srv->workers[i], 64, sizeof(struct tw_srv_worker)) !=
 		    0) {
-			close(fd);
 			start_failed("workers", "out of memory");
 			goto out;
 		}
+		fds[i] = -1;
 		srv->n_workers = i + 1;
 		if (tw_srv_worker_init(srv->workers[i], srv, i, fd) != TW_OK) {
 			start_failed("workers", "set-up failed (tables or random source)");
@@ -823,14 +879,6 @@ int tw_srv_main(int argc, char **argv)
 			      "errno=%d msg=\"requests spread over workers by source address and port\"",
 			      errno);
 	sockaddr_text(&srv->listen_addr, listen_text, sizeof(listen_text));
-	if (srv->cfg.metrics[0]) {
-		srv->metrics_fd = open_metrics(srv, metrics_text, sizeof(metrics_text), err,
-					       sizeof(err));
-		if (srv->metrics_fd < 0) {
-			start_failed("metrics", err);
-			goto out;
-		}
-	}
 	if (srv->cfg.pid_file[0]) {
 		if (write_pid(srv->cfg.pid_file) != TW_OK) {
 			start_failed("pid-file", strerror(errno));
@@ -869,28 +917,39 @@ int tw_srv_main(int argc, char **argv)
 		tw_log_quote(store_q, sizeof(store_q), srv->cfg.store);
 		tw_log_always(NULL, TW_LOG_INFO, "ready",
 			"listen=%s threads=%u metrics=%s store=%s clients=%zu max_sessions=%u "
-			"methods=%s%s%s%s%s",
+			"methods=%s%s%s%s%s%s%s",
 			listen_text, srv->n_workers, metrics_text[0] ? metrics_text : "-", store_q,
 			atomic_load(&srv->clients)->n, srv->cfg.max_sessions,
 			tw_srv_method_name(srv->cfg.methods[0]),
 			srv->cfg.n_methods > 1 ? "," : "",
 			srv->cfg.n_methods > 1 ? tw_srv_method_name(srv->cfg.methods[1]) : "",
 			srv->cfg.n_methods > 2 ? "," : "",
-			srv->cfg.n_methods > 2 ? tw_srv_method_name(srv->cfg.methods[2]) : "");
+			srv->cfg.n_methods > 2 ? tw_srv_method_name(srv->cfg.methods[2]) : "",
+			dropped ? " user=" : "", dropped ? srv->cfg.user : "");
+	}
+	{
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "READY=1\nSTATUS=RADIUS on %s, %u workers", listen_text,
+			 srv->n_workers);
+		tw_srv_notify(&srv->notify, msg);
 	}
 
 	for (;;) {
 		siginfo_t si;
-		int sig = sigwaitinfo(&sigs, &si);
+		int sig = tw_srv_notify_sigwait(srv, &srv->notify, &sigs, &si);
 
 		if (sig < 0)
 			continue;
 		if (sig == SIGHUP) {
+			tw_srv_notify_reloading(&srv->notify);
 			if (tw_log_reopen() != TW_OK)
 				tw_log_always(NULL, TW_LOG_WARN, "reload-failed", "what=log-file");
 			reload(srv);
+			tw_srv_notify(&srv->notify, "READY=1");
 			continue;
 		}
+		tw_srv_notify(&srv->notify, "STOPPING=1");
 		tw_log_always(NULL, TW_LOG_INFO, "stopping", "signal=%s",
 			sig == SIGTERM ? "TERM" : "INT");
 		break;
@@ -924,8 +983,12 @@ out:
 		free(srv->workers[i]);
 	}
 	free(srv->workers);
+	for (unsigned i = 0; i < TW_SRV_MAX_THREADS; i++)
+		if (fds[i] >= 0) /* bound, no worker yet */
+			close(fds[i]);
 	if (srv->metrics_fd >= 0)
 		close(srv->metrics_fd);
+	tw_srv_notify_close(&srv->notify);
 	if (srv->sessions.slots != NULL)
 		tw_srv_sessions_free(&srv->sessions);
 	if (ct != NULL) { /* not yet published */

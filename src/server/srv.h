@@ -7,6 +7,7 @@
 
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -76,6 +77,7 @@ struct tw_srv_worker {
 	pthread_t thread;
 	bool started;
 	_Atomic uint64_t epoch_seen;    /* client-table generation in use */
+	_Atomic uint64_t beats;         /* loop turns finished (the watchdog's) */
 	const struct tw_srv_clients *clients;
 	uint64_t last_sweep_ms;
 	uint64_t last_full_log_ms;      /* rate limit of event=sessions-full */
@@ -157,6 +159,16 @@ struct tw_srv_worker {
 	uint8_t eap_out[TW_SRV_EAP_OUT];
 };
 
+/* The service manager's notify socket (notify.c); fd -1: none. */
+struct tw_srv_notify {
+	int fd;
+	uint64_t period_ms;             /* WATCHDOG=1 this often (0: no watchdog) */
+	uint64_t stuck_ms;              /* a worker without a turn this long: no ping */
+	uint64_t next_ms;
+	bool armed, stuck_logged, send_failed;
+	uint64_t beats[TW_SRV_MAX_THREADS], beat_ms[TW_SRV_MAX_THREADS];
+};
+
 struct tw_srv {
 	struct tw_srv_config cfg;       /* cfg.clients: the --client entries */
 	struct tw_store *store;
@@ -177,12 +189,44 @@ struct tw_srv {
 	bool metrics_started;
 	int argc;                       /* the command line, read again on SIGHUP */
 	char **argv;
+	struct tw_srv_notify notify;
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
 TW_MUST_CHECK int tw_srv_worker_init(struct tw_srv_worker *w, struct tw_srv *srv,
 				     unsigned idx, int fd);
 void tw_srv_worker_free(struct tw_srv_worker *w);
+
+/* ---- operating: notify socket, privilege drop (notify.c, privdrop.c) ---- */
+
+/* Reads NOTIFY_SOCKET (a path or "@abstract"), WATCHDOG_USEC and
+ * WATCHDOG_PID, and connects the socket. TW_OK (also without
+ * NOTIFY_SOCKET: then every call below does nothing), else an error with
+ * the reason in err (n stays off). */
+TW_MUST_CHECK int tw_srv_notify_open(struct tw_srv_notify *n, char *err, size_t err_len);
+/* Sends msg ("READY=1", "STOPPING=1", ...) as one datagram. */
+void tw_srv_notify(struct tw_srv_notify *n, const char *msg);
+/* RELOADING=1 with MONOTONIC_USEC. */
+void tw_srv_notify_reloading(struct tw_srv_notify *n);
+/* sigwaitinfo(sigs) that sends WATCHDOG=1 each period meanwhile, as long
+ * as every worker of srv keeps turning. */
+int tw_srv_notify_sigwait(struct tw_srv *srv, struct tw_srv_notify *n, const sigset_t *sigs,
+			  siginfo_t *si);
+void tw_srv_notify_close(struct tw_srv_notify *n);
+
+/* --user/--group: becomes that user (initgroups, setgid, setuid) when
+ * root, checks root cannot come back; *dropped tells whether it did. Not
+ * root: TW_OK when already that user, else an error. TW_OK without
+ * --user. Error messages name the cause. */
+TW_MUST_CHECK int tw_srv_privdrop(const struct tw_srv_config *c, bool *dropped, char *err,
+				  size_t err_len);
+/* Whether the permissions let this process open the store at path for
+ * writing: its directory (SQLite creates PATH-wal and PATH-shm there), the
+ * file and its WAL files. TW_OK, else TW_ERR_IO with the owner and mode of
+ * what is in the way (other causes are tw_store_open's to name). Checked
+ * before the KEK is read, so that a store left to root after a drop is
+ * named as such. */
+TW_MUST_CHECK int tw_srv_store_access(const char *path, char *err, size_t err_len);
 
 /* Sends the replies tx[0..m) (one iovec each) on w->fd with
  * tw_udp_gso_send (w->txg) and updates the worker's counters from it. */

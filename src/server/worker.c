@@ -1366,8 +1366,11 @@ void *tw_srv_worker_run(void *arg)
 	struct tw_srv_loop l;
 
 	tw_srv_worker_begin(w, &l);
-	while (!atomic_load_explicit(&w->srv->stop, memory_order_relaxed))
+	while (!atomic_load_explicit(&w->srv->stop, memory_order_relaxed)) {
 		(void)tw_srv_worker_turn(w, &l);
+		/* alive, for the watchdog (notify.c) */
+		atomic_fetch_add_explicit(&w->beats, 1, memory_order_relaxed);
+	}
 	tw_log_flush(&w->log);
 	return NULL;
 }

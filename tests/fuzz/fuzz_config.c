@@ -549,7 +549,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 			check_refusal(data + 1, text_len, err);
 		return 0;
 	}
-	if (c.help) {
+	if (c.help || c.version) { /* both stop before the file and the checks */
 		tw_srv_config_free(&c);
 		return 0;
 	}

@@ -139,6 +139,8 @@ def check_cases(work):
     rc, out, err = check(good, "--log-file", "/proc/twag-no/log", "--pid-file", "/proc/twag-no/pid")
     R.check(rc == 1 and "--log-file" in err and "--pid-file" in err,
             f"log and pid files that cannot be written: exit 1 ({rc})", err)
+    rc, out, err = check(good, "--user", "twag-no-such-user")
+    R.check(rc == 1 and "--user: no user" in err, f"an unknown --user: exit 1 ({rc})", err)
     # nothing listens: the port is still free to bind
     R.check(T.free_udp_port() is not None, "no socket left behind")
 

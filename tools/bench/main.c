@@ -23,6 +23,7 @@
 
 #include "bench.h"
 #include "twag/cpu.h"
+#include "twag/version.h"
 
 /* Size-swept rows are many (transforms x sizes): each gets --time/20 by
  * default so that `make bench` stays well under three minutes. */
@@ -1769,7 +1770,8 @@ static void usage(FILE *f)
 		"                  CPU-second, twag vs reference; FILE-dataplane.svg:\n"
 		"                  service demand vs size)\n"
 		"  --quiet         no progress on stderr\n"
-		"  --list          list the scenarios\n");
+		"  --list          list the scenarios\n"
+		"  --version       print the version\n");
 }
 
 static void list_scenarios(void)
@@ -1851,6 +1853,9 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
+			return 0;
+		} else if (strcmp(a, "--version") == 0) {
+			printf("twag-bench %s\n", tw_version());
 			return 0;
 		} else if (a[0] == '-') {
 			fprintf(stderr, "twag-bench: bad option or value: %s%s%s\n", a,

@@ -18,6 +18,7 @@
 
 #include "load.h"
 #include "twag/bytes.h"
+#include "twag/version.h"
 
 static const char usage[] =
 	"usage: twag-load --server HOST:PORT --secret S --method aka-prime|aka|sim\n"
@@ -27,6 +28,7 @@ static const char usage[] =
 	"                 [--drain S] [--no-udp-gso] [--json]\n"
 	"       twag-load --gen N --gen-csv OUT.csv [--gen-algo milenage|comp128v1|comp128v2|comp128v3]\n"
 	"                 [--imsi-base DIGITS]\n"
+	"       twag-load --help | --version\n"
 	"\n"
 	"Plays phones (EAP-AKA' RFC 9048, EAP-AKA RFC 4187, EAP-SIM RFC 4186) over RADIUS\n"
 	"(RFC 2865/3579) against a server. The CSV is the one `twag subscriber import`\n"
@@ -242,6 +244,10 @@ int main(int argc, char **argv)
 
 		if (strcmp(o, "--help") == 0 || strcmp(o, "-h") == 0) {
 			fputs(usage, stdout);
+			return 0;
+		}
+		if (strcmp(o, "--version") == 0) {
+			printf("twag-load %s\n", tw_version());
 			return 0;
 		}
 		if (strcmp(o, "--json") == 0) {

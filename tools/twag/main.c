@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "twag/version.h"
 
 static const char usage[] =
 	"usage: twag <command> [options]\n"
@@ -85,7 +86,8 @@ static const char usage[] =
 	"\n"
 	"Exit status: 0 success, 1 the operation failed (e.g. an integrity check),\n"
 	"2 bad input (the message names the option).\n"
-	"Environment: TWAG_CPU=portable|aesni|avx2|vaes|avx512 caps the CPU paths.\n";
+	"Environment: TWAG_CPU=portable|aesni|avx2|vaes|avx512 caps the CPU paths.\n"
+	"twag --version prints the version.\n";
 
 static const struct {
 	const char *name;
@@ -109,6 +111,10 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage, stdout);
+		return cli_finish(0);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("twag %s\n", tw_version());
 		return cli_finish(0);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
