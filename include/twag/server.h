@@ -181,6 +181,10 @@ struct tw_srv_config {
 	unsigned n_methods;
 	struct tw_srv_clients clients;   /* file clients + --client */
 	bool help;
+	/* RADIUS accounting (acct.c): "" the --listen address with port
+	 * 1813, "off" none; the session table's slots */
+	char acct_listen[128];
+	unsigned acct_max_sessions;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

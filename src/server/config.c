@@ -15,8 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "twag/acct.h"
 #include "twag/bytes.h"
 #include "twag/server.h"
+
+#include "acct_srv.h"
 
 enum opt_kind { K_STR, K_UINT, K_FLAG, K_CLIENT, K_SPECIAL };
 
@@ -66,6 +69,9 @@ static const struct opt opts[] = {
 	{ "identity-flush-ms", K_UINT, 100, 60000 },
 	{ "subscriber-cache", K_UINT, 16, 1 << 26 },
 	{ "help", K_FLAG, 0, 0 },
+	/* RADIUS accounting: acct.c reads them (tw_srv_acct_config) */
+	{ "acct-listen", K_SPECIAL, 0, 0 },
+	{ "acct-max-sessions", K_SPECIAL, 0, 0 },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -98,6 +104,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->methods[1] = TW_SRV_M_AKA;
 	c->methods[2] = TW_SRV_M_SIM;
 	c->n_methods = 3;
+	c->acct_max_sessions = TW_ACCT_DEFAULT_MAX_SESSIONS;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
@@ -349,6 +356,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 	case K_SPECIAL:
 		break;
 	}
+	if (strncmp(o->name, "acct-", 5) == 0)
+		return tw_srv_acct_config(c, o->name, v, where, err, err_len);
 	if (strcmp(o->name, "listen") == 0 || strcmp(o->name, "metrics") == 0) {
 		bool listen = o->name[0] == 'l';
 

@@ -175,6 +175,7 @@ struct tw_srv {
 	int metrics_fd;
 	pthread_t metrics_thread;
 	bool metrics_started;
+	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
