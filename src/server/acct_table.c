@@ -64,8 +64,10 @@ void tw_acct_mask_user(char *out, size_t out_max, const uint8_t *user, size_t le
 		digits &= user[i] >= '0' && user[i] <= '9';
 	/* a permanent identity (TS 23.003 §19.3.2: digit | IMSI) or a bare
 	 * IMSI: masked as the logs mask IMSIs (MCC+MNC and the last four) */
+	/* (fifteen digits are read as an IMSI: IMSIs of 3GPP networks have
+	 * fifteen digits) */
 	if (digits && at >= 1 + TW_NAI_IMSI_MIN && at <= 1 + TW_NAI_IMSI_MAX &&
-	    (user[0] == '0' || user[0] == '1' || user[0] == '6')) {
+	    at != TW_NAI_IMSI_MAX && (user[0] == '0' || user[0] == '1' || user[0] == '6')) {
 		memcpy(imsi, user + 1, at - 1);
 		if (tw_nai_mask_imsi(masked, sizeof(masked), imsi, at - 1) == TW_OK) {
 			out[k++] = (char)user[0];
