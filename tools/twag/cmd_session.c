@@ -159,7 +159,20 @@ static int http_get(const char *cmd, const char *server, const char *path, char 
 	}
 	body += 4;
 	if (status != 200) {
-		size_t k = 0;
+		size_t k = 0, boff = (size_t)(body - head);
+
+		/* the rest of a short error body */
+		while (hl < HEAD_MAX && wait_fd(fd, POLLIN, deadline)) {
+			ssize_t n = recv(fd, head + hl, HEAD_MAX - hl, 0);
+
+			if (n < 0 && (errno == EAGAIN || errno == EINTR))
+				continue;
+			if (n <= 0)
+				break;
+			hl += (size_t)n;
+		}
+		head[hl] = 0;
+		body = head + boff;
 
 		/* the error text of the body, one line */
 		for (const char *p = body; *p && *p != '\n' && k + 1 < err_len; p++)
