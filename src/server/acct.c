@@ -1042,8 +1042,12 @@ bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t dead
 				o.len = 0;
 			}
 		}
+		/* the last line says the listing is whole (the endpoint's
+		 * deadline may cut a long one: the CLI checks for it) */
 		if (json)
 			put(&o, "],\"count\":%zu}\n", total);
+		else
+			put(&o, "# %zu sessions\n", total);
 		if (!o.overflow)
 			(void)send_all(fd, buf, o.len, deadline);
 	}

@@ -262,8 +262,9 @@ def part_python(d):
             "flood: the table stays at --acct-max-sessions, the oldest evicted and counted",
             {k: v for k, v in mx1.items() if "acct_sessions" in k})
     ls = twag_session(d, "list")
-    rows = [x for x in ls.stdout.split("\n")[1:] if x.strip()]
+    rows = [x for x in ls.stdout.split("\n")[1:] if x.strip() and not x.startswith("#")]
     R.check(ls.returncode == 0 and len(rows) == MAX_SESSIONS and "flood-0 " not in ls.stdout and
+            ls.stdout.endswith(f"# {MAX_SESSIONS} sessions\n") and
             f"flood-{n_flood - 1} " in ls.stdout, "flood: the list holds the newest sessions only",
             ls.stdout[-2000:])
     req = acct_request(SEC, c.next_id(), base)

@@ -12,7 +12,8 @@
  * Output: a table for list, name=value lines for show (every field; one
  * block per NAS when several NASes use that Acct-Session-Id), twagd's
  * JSON with --json. No such session, no server, no accounting: one line
- * on stderr, exit 2.
+ * on stderr, exit 2. A listing cut short (the endpoint ends an exchange
+ * after 2 s): exit 1.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -32,6 +33,7 @@ enum {
 	CONNECT_MS = 3000,
 	EXCHANGE_MS = 15000,
 	HEAD_MAX = 4096,
+	TAIL_LEN = 64,
 };
 
 static long long mono_ms(void)
@@ -90,8 +92,26 @@ static void pct_encode(char *out, size_t max, const char *s)
 
 /* GET path from server; the body goes to stdout on 200. Returns the HTTP
  * status (the body of another status in err). */
+/* The last TAIL_LEN octets of the body (a NUL-terminated window). */
+static void keep_tail(char tail[static TAIL_LEN + 1], const char *p, size_t n)
+{
+	size_t have = strlen(tail);
+
+	if (n >= TAIL_LEN) {
+		memcpy(tail, p + n - TAIL_LEN, TAIL_LEN);
+		tail[TAIL_LEN] = 0;
+		return;
+	}
+	if (have + n > TAIL_LEN) {
+		memmove(tail, tail + (have + n - TAIL_LEN), TAIL_LEN - n);
+		have = TAIL_LEN - n;
+	}
+	memcpy(tail + have, p, n);
+	tail[have + n] = 0;
+}
+
 static int http_get(const char *cmd, const char *server, const char *path, char *err,
-		    size_t err_len)
+		    size_t err_len, char tail[static TAIL_LEN + 1])
 {
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -182,6 +202,7 @@ static int http_get(const char *cmd, const char *server, const char *path, char 
 		return status;
 	}
 	fwrite(body, 1, hl - (size_t)(body - head), stdout);
+	keep_tail(tail, body, hl - (size_t)(body - head));
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
@@ -199,6 +220,7 @@ static int http_get(const char *cmd, const char *server, const char *path, char 
 		if (n == 0)
 			break;
 		fwrite(buf, 1, (size_t)n, stdout);
+		keep_tail(tail, buf, (size_t)n);
 	}
 	close(fd);
 	return status;
@@ -209,7 +231,7 @@ int cmd_session(int argc, char **argv)
 	static const char *const valued[] = { "metrics", NULL };
 	static const char *const flags[] = { "json", NULL };
 	const char *sub = argc > 0 ? argv[0] : "", *server, *id = NULL;
-	char path[1024], enc[3 * 256 + 1], err[256] = "", cmd[32];
+	char path[1024], enc[3 * 256 + 1], err[256] = "", cmd[32], tail[TAIL_LEN + 1] = "";
 	struct cli c;
 	int status, skip = 1;
 
@@ -241,9 +263,28 @@ int cmd_session(int argc, char **argv)
 	} else {
 		snprintf(path, sizeof(path), "/sessions%s", cli_flag(&c, "json") ? "" : "?format=text");
 	}
-	status = http_get(cmd, server, path, err, sizeof(err));
-	if (status == 200)
+	status = http_get(cmd, server, path, err, sizeof(err), tail);
+	if (status == 200) {
+		size_t tl = strlen(tail);
+		bool whole = tl > 0 && tail[tl - 1] == '\n';
+
+		/* a listing cut short (the endpoint's deadline) does not end
+		 * with its last line: "}" for JSON, "# N sessions" for text */
+		if (whole && id == NULL && !cli_flag(&c, "json")) {
+			const char *last = tl >= 2 ? tail + tl - 2 : tail;
+
+			while (last > tail && last[-1] != '\n')
+				last--;
+			whole = last[0] == '#';
+		} else if (whole) {
+			whole = tl >= 2 && tail[tl - 2] == '}';
+		}
+		if (!whole && id == NULL) {
+			fprintf(stderr, "twag %s: %s: the listing was cut short\n", cmd, server);
+			return CLI_EXIT_FAIL;
+		}
 		return 0;
+	}
 	if (status == 404 && strstr(err, "no such session") != NULL)
 		fprintf(stderr, "twag %s: no such session: %s\n", cmd, id);
 	else if (status == 404 && strstr(err, "accounting is off") != NULL)
