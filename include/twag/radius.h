@@ -391,4 +391,77 @@ void tw_radius_verify_responses_ctx(struct tw_radius_verify_resp_job *jobs, size
  * each job's rc and len as the single call's. */
 void tw_radius_finish_requests_ctx(struct tw_radius_finish_job *jobs, size_t n);
 
+/* ---- accounting (RFC 2866) ------------------------------------------------ */
+
+/* Accounting attributes (RFC 2866 §5, RFC 2869 §5.1-§5.3, §5.19). */
+enum tw_radius_acct_attr_type {
+	TW_RADIUS_FRAMED_IP_ADDRESS = 8,
+	TW_RADIUS_ACCT_STATUS_TYPE = 40,
+	TW_RADIUS_ACCT_DELAY_TIME = 41,
+	TW_RADIUS_ACCT_INPUT_OCTETS = 42,
+	TW_RADIUS_ACCT_OUTPUT_OCTETS = 43,
+	TW_RADIUS_ACCT_SESSION_ID = 44,
+	TW_RADIUS_ACCT_AUTHENTIC = 45,
+	TW_RADIUS_ACCT_SESSION_TIME = 46,
+	TW_RADIUS_ACCT_INPUT_PACKETS = 47,
+	TW_RADIUS_ACCT_OUTPUT_PACKETS = 48,
+	TW_RADIUS_ACCT_TERMINATE_CAUSE = 49,
+	TW_RADIUS_ACCT_MULTI_SESSION_ID = 50,
+	TW_RADIUS_ACCT_INPUT_GIGAWORDS = 52,
+	TW_RADIUS_ACCT_OUTPUT_GIGAWORDS = 53,
+	TW_RADIUS_EVENT_TIMESTAMP = 55,
+	TW_RADIUS_ACCT_INTERIM_INTERVAL = 85,
+};
+
+/* Acct-Status-Type values (RFC 2866 §5.1). */
+enum tw_radius_acct_status {
+	TW_RADIUS_ACCT_START = 1,
+	TW_RADIUS_ACCT_STOP = 2,
+	TW_RADIUS_ACCT_INTERIM_UPDATE = 3,
+	TW_RADIUS_ACCT_ON = 7,
+	TW_RADIUS_ACCT_OFF = 8,
+};
+
+/*
+ * Server side, RFC 2866 §3: the Request Authenticator of an
+ * Accounting-Request is MD5(Code | Identifier | Length | 16 zero octets |
+ * Attributes | Secret); compared in constant time. False for another Code.
+ */
+bool tw_radius_acct_authenticator_ok(const struct tw_radius_pkt *p,
+				     const struct tw_radius_secret *s);
+
+/*
+ * The Message-Authenticator of an Accounting-Request, when present:
+ * HMAC-MD5(secret, packet) with the Authenticator field and the
+ * attribute's value taken as 16 zero octets each (the Request
+ * Authenticator covers the Message-Authenticator, so it cannot be inside
+ * it; RFC 5176 §3.3 defines the same for CoA/Disconnect; FreeRADIUS and
+ * hostapd compute it so). True when there is none (RFC 2866 does not
+ * require one).
+ */
+bool tw_radius_acct_msg_auth_ok(const struct tw_radius_pkt *p,
+				const struct tw_radius_secret *s);
+
+/* Both checks (each computed, whichever fails). TW_OK, TW_ERR_AUTH, or
+ * TW_ERR_INVAL (NULL). */
+TW_MUST_CHECK int tw_radius_verify_acct_request_ctx(const struct tw_radius_pkt *p,
+						    const struct tw_radius_secret *s);
+
+/*
+ * Client side: finishes an Accounting-Request (RFC 2866 §3) started with
+ * tw_radius_build_init (the authenticator given there is ignored): the
+ * Length, the Message-Authenticator when the builder has one (computed
+ * with a zero Authenticator field, as above), then the Request
+ * Authenticator into the header. TW_OK with *out_len, or the builder's
+ * sticky error.
+ *
+ * The Accounting-Response needs nothing new: its Response Authenticator
+ * (RFC 2866 §3) is MD5(Code | Identifier | Length | RequestAuth |
+ * Attributes | Secret), what tw_radius_finish_response(_ctx) computes for
+ * a builder started with the request's authenticator.
+ */
+TW_MUST_CHECK int tw_radius_finish_acct_request_ctx(struct tw_radius_builder *b,
+						    const struct tw_radius_secret *s,
+						    size_t *out_len);
+
 #endif

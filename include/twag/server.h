@@ -184,6 +184,10 @@ struct tw_srv_config {
 	bool check_config;               /* --check-config [FILE]: check, do not run */
 	bool version;                    /* --version: print it, exit 0 */
 	char user[64], group[64];        /* --user/--group: drop to them ("": stay) */
+	/* RADIUS accounting (acct.c): "" the --listen address with port
+	 * 1813, "off" none; the session table's slots */
+	char acct_listen[128];
+	unsigned acct_max_sessions;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -16,8 +16,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "twag/acct.h"
 #include "twag/bytes.h"
 #include "twag/server.h"
+
+#include "acct_srv.h"
 
 enum opt_kind { K_STR, K_UINT, K_FLAG, K_CLIENT, K_SPECIAL };
 
@@ -77,6 +80,9 @@ static const struct opt opts[] = {
 	{ "user", K_SPECIAL, 0, 0, F(user) },
 	{ "group", K_SPECIAL, 0, 0, F(group) },
 	{ "version", K_FLAG, 0, 0, 0, 0 },
+	/* RADIUS accounting: acct.c reads them (tw_srv_acct_config) */
+	{ "acct-listen", K_SPECIAL, 0, 0, F(acct_listen) },
+	{ "acct-max-sessions", K_SPECIAL, 0, 0, F(acct_max_sessions) },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -109,6 +115,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->methods[1] = TW_SRV_M_AKA;
 	c->methods[2] = TW_SRV_M_SIM;
 	c->n_methods = 3;
+	c->acct_max_sessions = TW_ACCT_DEFAULT_MAX_SESSIONS;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
@@ -362,6 +369,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 	case K_SPECIAL:
 		break;
 	}
+	if (strncmp(o->name, "acct-", 5) == 0)
+		return tw_srv_acct_config(c, o->name, v, where, err, err_len);
 	if (strcmp(o->name, "listen") == 0 || strcmp(o->name, "metrics") == 0) {
 		bool listen = o->name[0] == 'l';
 

@@ -41,6 +41,7 @@
 #include "twag/bytes.h"
 #include "twag/version.h"
 
+#include "acct_srv.h"
 #include "srv.h"
 
 enum {
@@ -94,7 +95,10 @@ static const char usage_text[] =
 	"  --pid-file F              write the process id here\n"
 	"  --user NAME               started as root: bind, then run as NAME (docs/twagd.md)\n"
 	"  --group NAME              with --user: this group instead of NAME's own\n"
-	"  --version                 print the version and exit\n";
+	"  --version                 print the version and exit\n"
+	"  --acct-listen IP:PORT|off RADIUS accounting address (default: the --listen\n"
+	"                            address, port 1813)\n"
+	"  --acct-max-sessions N     accounting sessions kept (default 65536)\n";
 
 static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
@@ -327,12 +331,15 @@ void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 		metrics_snapshot(srv, &m);
 		if (tw_srv_metrics_format(&m, body, body_max, &blen) != TW_OK)
 			blen = 0;
+		blen += tw_srv_acct_metrics(srv, body + blen, body_max - blen);
 		snprintf(hdr, sizeof(hdr),
 			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
 			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 			 blen);
 		send_all(c, hdr, strlen(hdr), deadline);
 		send_all(c, body, blen, deadline);
+	} else if (tw_srv_acct_http(srv, req, c, deadline)) {
+		/* GET /sessions, /sessions/ID: acct.c */
 	} else {
 		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n"
 					 "Content-Length: 10\r\nConnection: close\r\n\r\nnot found\n";
@@ -379,12 +386,14 @@ static void publish_clients(struct tw_srv *srv, struct tw_srv_clients *nt)
 		for (unsigned i = 0; i < srv->n_workers; i++)
 			if (atomic_load(&srv->workers[i]->epoch_seen) >= epoch)
 				done++;
-		if (done == srv->n_workers)
+		if (done == srv->n_workers && tw_srv_acct_moved_on(srv, epoch))
 			break;
 		usleep(10 * 1000);
 	}
 	/* a worker that did not move on within 5 s is stuck: better to keep
 	 * the old table allocated than to free it under it */
+	if (!tw_srv_acct_moved_on(srv, epoch))
+		return;
 	for (unsigned i = 0; i < srv->n_workers; i++)
 		if (atomic_load(&srv->workers[i]->epoch_seen) < epoch)
 			return;
@@ -781,6 +790,11 @@ int tw_srv_main(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* accounting's socket too, before the privileges go */
+	if (tw_srv_acct_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("acct-listen", err);
+		goto out;
+	}
 	if (tw_srv_privdrop(&srv->cfg, &dropped, err, sizeof(err)) != TW_OK) {
 		start_failed("user", err);
 		goto out;
@@ -911,6 +925,11 @@ int tw_srv_main(int argc, char **argv)
 		srv->metrics_started = true;
 		(void)pthread_setname_np(srv->metrics_thread, "twagd-metrics");
 	}
+	if (tw_srv_acct_start(srv) != TW_OK) {
+		start_failed("threads", "pthread_create");
+		atomic_store(&srv->stop, true);
+		goto out;
+	}
 	{
 		char store_q[TW_SRV_PATH_MAX + 8];
 
@@ -963,6 +982,7 @@ out:
 			pthread_join(srv->workers[i]->thread, NULL);
 	if (srv->metrics_started)
 		pthread_join(srv->metrics_thread, NULL);
+	tw_srv_acct_stop(srv);
 	if (status == 0) {
 		struct tw_srv_metrics m;
 

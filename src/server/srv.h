@@ -190,6 +190,7 @@ struct tw_srv {
 	int argc;                       /* the command line, read again on SIGHUP */
 	char **argv;
 	struct tw_srv_notify notify;
+	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */

@@ -79,6 +79,11 @@ static const char usage[] =
 	"  store check --db PATH [--kek-file F]   -> problem=... lines, subscribers identity_rows problems\n"
 	"      SQLite's integrity check, every row decoded and its keys unwrapped; exit 1 on a problem\n"
 	"\n"
+	"RADIUS accounting of a running twagd (its --metrics listener, default 127.0.0.1:9812):\n"
+	"  session list [--metrics HOST:PORT] [--json]   -> one row per live session\n"
+	"  session show ID [--metrics HOST:PORT] [--json] -> every field (name=value)\n"
+	"      no such session, no server or accounting off: exit 2\n"
+	"\n"
 	"Input limits (longer input is refused with exit status 2, never cut):\n"
 	"  keywrap --key/--wrapped 4096 octets; ccmp --frame 11454 octets (+ header and\n"
 	"  MIC to decrypt); wlan mic --frame 2048 octets; esp --packet 65535 octets;\n"
@@ -100,6 +105,7 @@ static const struct {
 	{ "wlan", cmd_wlan },         { "ccmp", cmd_ccmp },
 	{ "esp", cmd_esp },           { "subscriber", cmd_subscriber },
 	{ "store", cmd_store },
+	{ "session", cmd_session },
 };
 
 int main(int argc, char **argv)
