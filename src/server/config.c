@@ -540,16 +540,13 @@ static int read_file(struct tw_srv_config *c, const char *path, bool clients_onl
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", path, lineno);
 		if (strchr(line, '\n') == NULL && !feof(f)) {
-			int ch;
-
-			snprintf(err, err_len, "%s: line too long", where);
+			/* the rest of the file is not read: what follows may
+			 * be no text at all (a device, a binary file) */
+			snprintf(err, err_len, "%s: line too long (the rest of the file is not read)",
+				 where);
 			rc = TW_ERR_INVAL;
-			if (!noted(ck, err))
-				break;
-			/* the rest of the line is not a line of its own */
-			while ((ch = fgetc(f)) != EOF && ch != '\n')
-				;
-			continue;
+			noted(ck, err);
+			break;
 		}
 		key = trim(line);
 		if (*key == 0 || *key == '#')

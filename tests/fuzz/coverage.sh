@@ -21,6 +21,7 @@ cd "$(dirname "$0")/../.."
 
 # target: the source files that hold what it decodes
 targets='
+acct        src/server/acct_table.c
 aka_server  src/eap/aka_server.c
 ccmp        src/dataplane/ccmp.c
 config      src/server/config.c src/server/clients.c

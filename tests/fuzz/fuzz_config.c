@@ -469,6 +469,60 @@ static void check_refusal(const uint8_t *text, size_t len, const char *err)
 
 /* A --config value the harness lets through: one that is refused before
  * anything is opened (empty, or too long for a path). */
+/* What tw_srv_config_check_load said. */
+struct said {
+	unsigned n;
+	bool found;
+	const char *want;
+};
+
+static void say_problem(void *arg, const char *problem)
+{
+	struct said *s = arg;
+
+	s->n++;
+	if (problem == NULL || problem[0] == '\0')
+		abort();
+	for (const char *q = problem; *q; q++)
+		if (is_control(*q))
+			abort();
+	if (s->want != NULL && strcmp(problem, s->want) == 0)
+		s->found = true;
+}
+
+static void no_change(void *arg, const char *key)
+{
+	(void)arg, (void)key;
+	abort();
+}
+
+/*
+ * The checking load (--check-config, SIGHUP) against the plain one on the
+ * same input: no problem exactly when the plain load succeeds; the plain
+ * load's one message among the problems said; the same configuration
+ * (tw_srv_config_changes names nothing, the same number of clients).
+ */
+static void check_load_agrees(int argc, char **argv, int rc, const char *err,
+			      const struct tw_srv_config *c)
+{
+	static struct tw_srv_config c2;
+	struct said s = { 0, false, rc == TW_OK ? NULL : err };
+
+	tw_srv_config_defaults(&c2);
+	unsigned n = tw_srv_config_check_load(&c2, argc, argv, say_problem, &s);
+
+	if (n != s.n || (rc == TW_OK) != (n == 0 || c2.help || c2.version))
+		abort();
+	if (rc != TW_OK && !c2.help && !c2.version && !s.found)
+		abort();
+	if (rc == TW_OK && n == 0 && !c->help && !c->version) {
+		tw_srv_config_changes(c, &c2, no_change, NULL);
+		if (c2.clients.n != c->clients.n)
+			abort();
+	}
+	tw_srv_config_free(&c2);
+}
+
 static bool harmless_config(const char *v)
 {
 	return v != NULL && (v[0] == '\0' || strlen(v) >= TW_SRV_PATH_MAX);
@@ -527,6 +581,12 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 		if (strcmp(argv[i], "--config") == 0 &&
 		    !harmless_config(i + 1 < argc ? argv[i + 1] : ""))
 			return 0;
+		/* --check-config [FILE] takes the next word unless it is an option */
+		if (strncmp(argv[i], "--check-config=", 15) == 0 && !harmless_config(argv[i] + 15))
+			return 0;
+		if (strcmp(argv[i], "--check-config") == 0 && i + 1 < argc &&
+		    argv[i + 1][0] != '-' && !harmless_config(argv[i + 1]))
+			return 0;
 	}
 	put_file(data + 1, text_len);
 	/* where: 0 the memfd, 1 no --config, 2 a file that does not exist,
@@ -538,6 +598,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	tw_srv_config_defaults(&c);
 	err[0] = '\0';
 	rc = tw_srv_config_load(&c, argc, argv, err, sizeof(err));
+	check_load_agrees(argc, argv, rc, err, &c);
 	if (rc != TW_OK) {
 		if (rc != TW_ERR_INVAL || err[0] == '\0' || strlen(err) >= sizeof(err) - 1)
 			abort();

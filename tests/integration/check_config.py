@@ -92,18 +92,23 @@ def check_cases(work):
         f"client 10.0.0.1 {leak}",
         f"client = 127.0.0.1 {secret}",
         "log-level = loud",
-        "x" * 3000,
         "max-sessions = 0",
+        "x" * 3000,
+        "threads = never-read",
     ]) + "\n")
     rc, out, err = check(bad, "--dup-expiry", "0", "--nope")
-    want = [f"{bad}:1:", f"{bad}:3:", f"{bad}:4:", f"{bad}:5:", f"{bad}:7:", f"{bad}:8: line too long",
-            f"{bad}:9:", "--dup-expiry", "--nope"]
+    want = [f"{bad}:1:", f"{bad}:3:", f"{bad}:4:", f"{bad}:5:", f"{bad}:7:", f"{bad}:8:",
+            f"{bad}:9: line too long", "--dup-expiry", "--nope"]
     missing = [w for w in want if w not in err]
     R.check(rc == 1 and not missing, f"a bad configuration: exit 1, every problem named (missing {missing})",
             err)
     n = re.search(r"(\d+) problems", out)
     R.check(n is not None and int(n.group(1)) == len(want), f"the count of problems is {len(want)}", out)
     R.check(leak not in out + err and secret not in out + err, "no secret in the output")
+    R.check(f"{bad}:10:" not in err, "nothing after a line too long is read", err)
+    # a device is no configuration: refused at once, never read for ever
+    rc, out, err = check("/dev/zero")
+    R.check(rc == 1 and "line too long" in err, f"--check-config /dev/zero: exit 1 at once ({rc})", err)
 
     # the KEK: open to others, missing, not the store's
     kek = db + ".kek"
