@@ -11,7 +11,9 @@
  * arrays; a table of 16 slots kept across inputs never holds more than
  * 16 live sessions and lists exactly those it counts; a masked user name
  * (of the raw input too) is NUL-terminated, within TW_ACCT_USER_MAX, and
- * has no control character.
+ * has no control character; every status has a name; the sessions found
+ * by a record's Acct-Session-Id carry that id. Once per process: table
+ * sizes out of range are refused, and a table freed twice is freed once.
  *
  * Seeds (tests/fuzz/corpus/acct/) were written with Python hashlib/hmac
  * (tests/fuzz/gen_acct_corpus.py) under the secret below.
@@ -56,6 +58,16 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if (!init) {
 		static const uint8_t seed[16] = { 7 };
 
+		struct tw_acct_table bad;
+
+		/* sizes out of range are refused; a table freed twice is
+		 * freed once */
+		if (tw_acct_table_init(&bad, TW_ACCT_MIN_SESSIONS - 1, seed) == TW_OK ||
+		    tw_acct_table_init(&bad, TW_ACCT_MAX_SESSIONS + 1, seed) == TW_OK ||
+		    tw_acct_table_init(&bad, TW_ACCT_MIN_SESSIONS, seed) != TW_OK)
+			abort();
+		tw_acct_table_free(&bad);
+		tw_acct_table_free(&bad);
 		if (tw_acct_table_init(&t, 16, seed) != TW_OK ||
 		    tw_radius_secret_init(&ks, secret, sizeof(secret) - 1) != TW_OK)
 			abort();
@@ -96,7 +108,25 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	    r.calling_len > TW_ACCT_STATION_MAX || r.called_len > TW_ACCT_STATION_MAX)
 		abort();
 	check_user(r.user);
+	{
+		const char *sn = tw_acct_status_name(r.status);
+
+		if (sn == NULL || sn[0] == '\0')
+			abort();
+	}
 	(void)tw_acct_table_apply(&t, &r, 1000000, &ended);
+	{
+		/* a session found by its id carries that id; a Stop or an
+		 * Accounting-On/Off leaves none of this key */
+		size_t k = tw_acct_table_find(&t, r.key.id, r.key.id_len, out, 32);
+
+		if (k > 16)
+			abort();
+		for (size_t i = 0; i < k; i++)
+			if (out[i].r.key.id_len != r.key.id_len ||
+			    memcmp(out[i].r.key.id, r.key.id, r.key.id_len) != 0)
+				abort();
+	}
 	tw_acct_table_stats(&t, &st);
 	if (st.active > 16)
 		abort();

@@ -511,6 +511,11 @@ static void check_load_agrees(int argc, char **argv, int rc, const char *err,
 	tw_srv_config_defaults(&c2);
 	unsigned n = tw_srv_config_check_load(&c2, argc, argv, say_problem, &s);
 
+	/* --help and --version stop either load early, problems or not */
+	if (c2.help || c2.version || c->help || c->version) {
+		tw_srv_config_free(&c2);
+		return;
+	}
 	if (n != s.n || (rc == TW_OK) != (n == 0 || c2.help || c2.version))
 		abort();
 	if (rc != TW_OK && !c2.help && !c2.version && !s.found)

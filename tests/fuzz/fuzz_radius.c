@@ -485,7 +485,8 @@ static void check_acct(const struct tw_radius_pkt *p, const struct tw_radius_sec
 	memcpy(m + p->len, secret, sizeof(secret) - 1);
 	if (EVP_Digest(m, p->len + sizeof(secret) - 1, md, &mdl, EVP_md5(), NULL) != 1)
 		abort();
-	auth_ok = memcmp(md, p->buf + 4, 16) == 0;
+	/* (only an Accounting-Request has this Request Authenticator) */
+	auth_ok = p->code == TW_RADIUS_ACCOUNTING_REQUEST && memcmp(md, p->buf + 4, 16) == 0;
 	if (p->msg_auth >= 0) {
 		size_t at = p->attrs[p->msg_auth].off;
 
