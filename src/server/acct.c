@@ -44,6 +44,7 @@
 
 #include "acct_srv.h"
 #include "srv.h"
+#include "textout.h"
 
 enum {
 	C_REQ = 0,            /* + status index: ACCT_N_STATUS counters */
@@ -170,23 +171,6 @@ int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,
 
 /* ---- start and stop --------------------------------------------------------- */
 
-static void addr_text(const struct sockaddr_storage *ss, char *out, size_t max)
-{
-	struct tw_srv_addr a;
-	uint16_t port = 0;
-	char ip[48];
-
-	if (tw_srv_addr_from_sockaddr(&a, &port, (const struct sockaddr *)ss) != TW_OK) {
-		snprintf(out, max, "?");
-		return;
-	}
-	tw_srv_addr_text(&a, ip, sizeof(ip));
-	if (ss->ss_family == AF_INET6 && a.family == 6)
-		snprintf(out, max, "[%s]:%u", ip, port);
-	else
-		snprintf(out, max, "%s:%u", ip, port);
-}
-
 static void acct_free(struct tw_srv_acct *a)
 {
 	if (a == NULL)
@@ -215,29 +199,20 @@ int tw_srv_acct_open(struct tw_srv *srv, char *err, size_t err_len)
 	if (dflt) {
 		/* the RADIUS address, port 1813 (RFC 2866 §3); a kernel-chosen
 		 * port stays kernel-chosen */
+		struct sockaddr_storage want;
+		socklen_t wl;
+		bool port0;
+
 		ss = srv->listen_addr;
 		sl = srv->listen_len;
-		if (ss.ss_family == AF_INET) {
-			struct sockaddr_in *in = (struct sockaddr_in *)&ss;
-			struct sockaddr_storage want;
-			socklen_t wl;
-
-			if (tw_srv_sockaddr_parse(&want, &wl, c->listen, TW_SRV_DEFAULT_PORT) == TW_OK &&
-			    ((struct sockaddr_in *)&want)->sin_port == 0)
-				in->sin_port = 0;
-			else
-				in->sin_port = htons(TW_ACCT_DEFAULT_PORT);
-		} else {
-			struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
-			struct sockaddr_storage want;
-			socklen_t wl;
-
-			if (tw_srv_sockaddr_parse(&want, &wl, c->listen, TW_SRV_DEFAULT_PORT) == TW_OK &&
-			    ((struct sockaddr_in6 *)&want)->sin6_port == 0)
-				in6->sin6_port = 0;
-			else
-				in6->sin6_port = htons(TW_ACCT_DEFAULT_PORT);
-		}
+		port0 = tw_srv_sockaddr_parse(&want, &wl, c->listen, TW_SRV_DEFAULT_PORT) == TW_OK &&
+			(want.ss_family == AF_INET ? ((struct sockaddr_in *)&want)->sin_port
+						   : ((struct sockaddr_in6 *)&want)->sin6_port) == 0;
+		if (ss.ss_family == AF_INET)
+			((struct sockaddr_in *)&ss)->sin_port = port0 ? 0 : htons(TW_ACCT_DEFAULT_PORT);
+		else
+			((struct sockaddr_in6 *)&ss)->sin6_port =
+				port0 ? 0 : htons(TW_ACCT_DEFAULT_PORT);
 	} else if (tw_srv_sockaddr_parse(&ss, &sl, c->acct_listen, TW_ACCT_DEFAULT_PORT) != TW_OK) {
 		snprintf(err, err_len, "--acct-listen: bad address");
 		return TW_ERR_INVAL;
@@ -269,7 +244,7 @@ int tw_srv_acct_open(struct tw_srv *srv, char *err, size_t err_len)
 	    getsockname(a->fd, (struct sockaddr *)&ss, &sl) != 0) {
 		char where[80];
 
-		addr_text(&ss, where, sizeof(where));
+		tw_srv_sockaddr_text(&ss, where, sizeof(where));
 		snprintf(err, err_len, "bind %s: %s", where, strerror(errno));
 		acct_free(a);
 		if (dflt) {
@@ -282,7 +257,7 @@ int tw_srv_acct_open(struct tw_srv *srv, char *err, size_t err_len)
 		}
 		return TW_ERR_IO;
 	}
-	addr_text(&ss, a->addr_text, sizeof(a->addr_text));
+	tw_srv_sockaddr_text(&ss, a->addr_text, sizeof(a->addr_text));
 	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		snprintf(err, err_len, "getrandom failed");
 		acct_free(a);
@@ -424,44 +399,6 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 	return n;
 }
 
-/* With a wildcard address the response leaves from the address the
- * request was sent to (IP_PKTINFO / IPV6_PKTINFO echoed). */
-static size_t reply_cmsg(struct msghdr *in, uint8_t *out, size_t max)
-{
-	struct msghdr m;
-	struct cmsghdr *c, *o;
-
-	memset(out, 0, max);
-	memset(&m, 0, sizeof(m));
-	m.msg_control = out;
-	m.msg_controllen = max;
-	o = CMSG_FIRSTHDR(&m);
-	for (c = CMSG_FIRSTHDR(in); c != NULL && o != NULL; c = CMSG_NXTHDR(in, c)) {
-		if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(struct in_pktinfo))) {
-			struct in_pktinfo pi;
-
-			memcpy(&pi, CMSG_DATA(c), sizeof(pi));
-			pi.ipi_spec_dst = pi.ipi_addr;
-			pi.ipi_ifindex = 0;
-			o->cmsg_level = IPPROTO_IP;
-			o->cmsg_type = IP_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(pi));
-			memcpy(CMSG_DATA(o), &pi, sizeof(pi));
-			return CMSG_SPACE(sizeof(pi));
-		}
-		if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO &&
-		    c->cmsg_len >= CMSG_LEN(sizeof(struct in6_pktinfo))) {
-			o->cmsg_level = IPPROTO_IPV6;
-			o->cmsg_type = IPV6_PKTINFO;
-			o->cmsg_len = CMSG_LEN(sizeof(struct in6_pktinfo));
-			memcpy(CMSG_DATA(o), CMSG_DATA(c), sizeof(struct in6_pktinfo));
-			return CMSG_SPACE(sizeof(struct in6_pktinfo));
-		}
-	}
-	return 0;
-}
-
 static void *acct_run(void *arg)
 {
 	struct tw_srv_acct *a = arg;
@@ -506,7 +443,7 @@ static void *acct_run(void *arg)
 			r.msg_iov = &out;
 			r.msg_iovlen = 1;
 			if (a->pktinfo) {
-				size_t cl = reply_cmsg(&m, a->tx_cmsg, sizeof(a->tx_cmsg));
+				size_t cl = tw_srv_reply_cmsg(&m, a->tx_cmsg, sizeof(a->tx_cmsg));
 
 				if (cl > 0) {
 					r.msg_control = a->tx_cmsg;
@@ -557,36 +494,6 @@ bool tw_srv_acct_moved_on(struct tw_srv *srv, uint64_t epoch)
 }
 
 /* ---- metrics ------------------------------------------------------------------ */
-
-struct out {
-	char *buf;
-	size_t max, len;
-	bool overflow;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, o->max - o->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->max - o->len) {
-		o->overflow = true;
-		return;
-	}
-	o->len += (size_t)n;
-}
-
-static void head(struct out *o, const char *name, const char *type, const char *help)
-{
-	put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
-}
 
 static uint64_t ctr(struct tw_srv_acct *a, unsigned c)
 {

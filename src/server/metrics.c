@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "twag/server.h"
+#include "textout.h"
 
 void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const *c,
 			unsigned n)
@@ -27,36 +28,6 @@ void tw_srv_metrics_sum(struct tw_srv_metrics *m, struct tw_srv_counters *const 
 			if (i == TW_C_REQUESTS && w < TW_SRV_MAX_THREADS)
 				m->worker_requests[w] = v;
 		}
-}
-
-struct out {
-	char *buf;
-	size_t max, len;
-	bool overflow;
-};
-
-static void put(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void put(struct out *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (o->overflow)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(o->buf + o->len, o->max - o->len, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= o->max - o->len) {
-		o->overflow = true;
-		return;
-	}
-	o->len += (size_t)n;
-}
-
-static void head(struct out *o, const char *name, const char *type, const char *help)
-{
-	put(o, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
 static void one(struct out *o, const char *name, const char *type, const char *help,

@@ -100,7 +100,7 @@ static const char usage_text[] =
 	"                            address, port 1813)\n"
 	"  --acct-max-sessions N     accounting sessions kept (default 65536)\n";
 
-static void sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
+void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
 	struct tw_srv_addr a;
 	uint16_t port = 0;
@@ -215,7 +215,7 @@ static int open_metrics(struct tw_srv *srv, char *addr_text, size_t text_len, ch
 		close(fd);
 		return -1;
 	}
-	sockaddr_text(&ss, addr_text, text_len);
+	tw_srv_sockaddr_text(&ss, addr_text, text_len);
 	return fd;
 }
 
@@ -892,7 +892,7 @@ int tw_srv_main(int argc, char **argv)
 		tw_log_always(NULL, TW_LOG_WARN, "steering-off",
 			      "errno=%d msg=\"requests spread over workers by source address and port\"",
 			      errno);
-	sockaddr_text(&srv->listen_addr, listen_text, sizeof(listen_text));
+	tw_srv_sockaddr_text(&srv->listen_addr, listen_text, sizeof(listen_text));
 	if (srv->cfg.pid_file[0]) {
 		if (write_pid(srv->cfg.pid_file) != TW_OK) {
 			start_failed("pid-file", strerror(errno));

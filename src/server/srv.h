@@ -277,6 +277,14 @@ void tw_srv_worker_begin(struct tw_srv_worker *w, struct tw_srv_loop *l);
  * once a second), the log flushed. Returns what recvmmsg returned. */
 int tw_srv_worker_turn(struct tw_srv_worker *w, struct tw_srv_loop *l);
 
+/* With a wildcard listen address a reply leaves from the address the
+ * request was sent to: in's IP_PKTINFO / IPV6_PKTINFO echoed into
+ * out[0..max) (zeroed first). Returns the control length, 0 for none. */
+size_t tw_srv_reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max);
+
+/* "IP:PORT" or "[IPv6]:PORT" of a socket address ("?" if neither). */
+void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max);
+
 /* The worker thread: tw_srv_worker_begin, then turns until stop. */
 void *tw_srv_worker_run(void *arg);
 

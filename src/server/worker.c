@@ -1037,7 +1037,7 @@ void tw_srv_worker_free(struct tw_srv_worker *w)
 
 /* With a wildcard listen address the reply must leave from the address
  * the request was sent to: echo IP_PKTINFO / IPV6_PKTINFO. */
-static size_t reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
+size_t tw_srv_reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max)
 {
 	struct msghdr m;
 	struct cmsghdr *c, *o;
@@ -1199,7 +1199,7 @@ static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
 		w->tx[m].msg_hdr.msg_name = &w->rx_addr[d->slot];
 		w->tx[m].msg_hdr.msg_namelen = h->msg_namelen;
 		if (w->srv->pktinfo) {
-			size_t cl = reply_cmsg(h, w->tx_cmsg[m], sizeof(w->tx_cmsg[m]));
+			size_t cl = tw_srv_reply_cmsg(h, w->tx_cmsg[m], sizeof(w->tx_cmsg[m]));
 
 			if (cl > 0) {
 				w->tx[m].msg_hdr.msg_control = w->tx_cmsg[m];

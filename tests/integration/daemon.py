@@ -15,6 +15,7 @@ sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import twagtest as T  # noqa: E402
 
+wait_for, read = T.wait_for, T.read
 R = T.Results("daemon")
 
 
@@ -30,23 +31,6 @@ def status(host, port, secret, src=None, timeout=1.0):
     probs = T.check_reply(secret, req[4:20], rep)
     R.check(rep[0] == T.ACCESS_ACCEPT and not probs, f"Status-Server reply from {host}:{port} is good", probs)
     return True
-
-
-def wait_for(pred, timeout=10.0):
-    end = time.time() + timeout
-    while time.time() < end:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return pred()
-
-
-def read(path):
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
 
 
 def sqn_reserved(db, imsi):

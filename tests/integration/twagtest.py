@@ -119,6 +119,25 @@ def stop_child(p, sig=signal.SIGTERM, wait=5.0):
     return p.returncode
 
 
+def wait_for(pred, timeout=10.0):
+    """Polls pred() every 50 ms until it is true or timeout s passed."""
+    end = time.time() + timeout
+    while time.time() < end:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return pred()
+
+
+def read(path):
+    """A text file's contents, "" when it cannot be read."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def tmpdir(tag):
     d = tempfile.mkdtemp(prefix=f"twag-{tag}-", dir="/tmp")
     _tmpdirs.append(d)
