@@ -26,6 +26,8 @@
 #include "twag/usim.h"
 #include "twag/vecsrc.h"
 
+#include "fuzz_must.h"
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static int f_random(void *arg, uint8_t *out, size_t len)
@@ -531,15 +533,6 @@ static void batch_check(const uint8_t *d, size_t n)
 
 /* ---- the API contract, once per process ---------------------------------- */
 
-static void *volatile nul; /* a NULL the compiler cannot see through */
-
-#define MUST(c)                                                                 \
-	do {                                                                    \
-		if (!(c)) {                                                     \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
-			abort();                                                \
-		}                                                               \
-	} while (0)
 
 /* A random source that fails at its fail_n-th call (every call with 0). */
 static unsigned fail_n, fail_calls;

@@ -22,6 +22,8 @@
 #include "twag/eap_sim.h"
 #include "twag/simaka.h"
 
+#include "fuzz_must.h"
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static int fz_random(void *arg, uint8_t *out, size_t len)
@@ -344,15 +346,6 @@ static void exchange(uint8_t mode, const uint8_t *d, size_t n)
 
 /* ---- the API contract, once per process ---------------------------------- */
 
-static void *volatile nul; /* a NULL the compiler cannot see through */
-
-#define MUST(c)                                                                 \
-	do {                                                                    \
-		if (!(c)) {                                                     \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
-			abort();                                                \
-		}                                                               \
-	} while (0)
 
 static int fz_random_fail(void *arg, uint8_t *out, size_t len)
 {

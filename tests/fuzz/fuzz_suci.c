@@ -25,6 +25,8 @@
 #include "twag/hex.h"
 #include "twag/suci.h"
 
+#include "fuzz_must.h"
+
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
 static void hex_key(uint8_t out[32], const char *hex)
@@ -66,15 +68,6 @@ static void round_trip(const struct tw_suci_hn_key keys[2], const char *supi)
 	}
 }
 
-static void *volatile nul; /* a NULL the compiler cannot see through */
-
-#define MUST(c)                                                                 \
-	do {                                                                    \
-		if (!(c)) {                                                     \
-			fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #c); \
-			abort();                                                \
-		}                                                               \
-	} while (0)
 
 /* The argument errors the header documents, once per process. */
 static void contract(const struct tw_suci_hn_key keys[2])
