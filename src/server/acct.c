@@ -41,6 +41,7 @@
 
 #include "twag/acct.h"
 #include "twag/bytes.h"
+#include "twag/hex.h"
 
 #include "acct_srv.h"
 #include "srv.h"
@@ -560,38 +561,6 @@ size_t tw_srv_acct_metrics(struct tw_srv *srv, char *buf, size_t max)
 
 /* ---- /sessions ------------------------------------------------------------------ */
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Sends everything by deadline; false when the client is gone or slow. */
-static bool send_all(int fd, const char *p, size_t len, uint64_t deadline)
-{
-	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pf = { fd, POLLOUT, 0 };
-			uint64_t now = mono_ms();
-
-			if (now >= deadline || poll(&pf, 1, (int)(deadline - now)) <= 0)
-				return false;
-			continue;
-		}
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= (size_t)n;
-	}
-	return true;
-}
-
 /* A JSON string of octets: '"', '\\' and everything outside printable
  * ASCII escaped (\u00XX: an octet >= 0x80 shows as that code point). */
 static void json_str(struct out *o, const uint8_t *v, size_t n)
@@ -769,17 +738,6 @@ static void session_fields(struct out *o, const struct tw_acct_session *s, uint6
 	    r->out_packets, s->updates);
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* The percent-decoded path segment p[0..n) into out (max octets);
  * -1 when it does not decode or is too long. */
 static int pct_decode(uint8_t *out, size_t max, const char *p, size_t n)
@@ -790,15 +748,11 @@ static int pct_decode(uint8_t *out, size_t max, const char *p, size_t n)
 		int c = (unsigned char)p[i];
 
 		if (c == '%') {
-			int hi, lo;
+			uint8_t b;
 
-			if (i + 2 >= n)
+			if (i + 2 >= n || tw_hex_decode(&b, 1, NULL, p + i + 1, 2) != TW_OK)
 				return -1;
-			hi = hexval(p[i + 1]);
-			lo = hexval(p[i + 2]);
-			if (hi < 0 || lo < 0)
-				return -1;
-			c = hi * 16 + lo;
+			c = b;
 			i += 2;
 		}
 		if (k >= max)
@@ -817,8 +771,8 @@ static void answer_simple(int fd, int code, const char *status, const char *type
 		 "HTTP/1.0 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
 		 "Connection: close\r\n\r\n",
 		 code, status, type, strlen(body));
-	if (send_all(fd, hdr, strlen(hdr), deadline))
-		(void)send_all(fd, body, strlen(body), deadline);
+	if (tw_srv_send_all(fd, hdr, strlen(hdr), deadline))
+		(void)tw_srv_send_all(fd, body, strlen(body), deadline);
 }
 
 bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t deadline)
@@ -929,7 +883,7 @@ bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t dead
 				if (o.overflow) { /* flush, then this one again */
 					o.overflow = false;
 					o.len = mark;
-					if (!send_all(fd, buf, o.len, deadline))
+					if (!tw_srv_send_all(fd, buf, o.len, deadline))
 						goto out;
 					o.len = 0;
 					if (json && total > 0)
@@ -944,7 +898,7 @@ bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t dead
 				total++;
 			}
 			if (o.len > HTTP_BUF / 2) {
-				if (!send_all(fd, buf, o.len, deadline))
+				if (!tw_srv_send_all(fd, buf, o.len, deadline))
 					goto out;
 				o.len = 0;
 			}
@@ -956,7 +910,7 @@ bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t dead
 		else
 			put(&o, "# %zu sessions\n", total);
 		if (!o.overflow)
-			(void)send_all(fd, buf, o.len, deadline);
+			(void)tw_srv_send_all(fd, buf, o.len, deadline);
 	}
 out:
 	free(chunk);

@@ -34,14 +34,6 @@
 
 #include "srv.h"
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* A decimal without sign or junk, as systemd writes WATCHDOG_USEC/PID. */
 static bool env_u64(const char *name, uint64_t *out)
 {
@@ -164,7 +156,7 @@ int tw_srv_notify_sigwait(struct tw_srv *srv, struct tw_srv_notify *n, const sig
 	if (n->fd < 0 || n->period_ms == 0)
 		return sigwaitinfo(sigs, si);
 	for (;;) {
-		uint64_t now = mono_ms(), left;
+		uint64_t now = tw_srv_mono_ms(), left;
 		struct timespec ts;
 		int sig;
 

@@ -250,7 +250,7 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	m->threads = srv->n_workers;
 }
 
-static uint64_t mono_ms(void)
+uint64_t tw_srv_mono_ms(void)
 {
 	struct timespec ts;
 
@@ -264,7 +264,7 @@ static bool wait_ready(int fd, short events, uint64_t deadline)
 {
 	for (;;) {
 		struct pollfd pf = { fd, events, 0 };
-		uint64_t now = mono_ms();
+		uint64_t now = tw_srv_mono_ms();
 		int n;
 
 		if (now >= deadline)
@@ -278,7 +278,7 @@ static bool wait_ready(int fd, short events, uint64_t deadline)
 	}
 }
 
-static void send_all(int fd, const char *p, size_t len, uint64_t deadline)
+bool tw_srv_send_all(int fd, const char *p, size_t len, uint64_t deadline)
 {
 	while (len > 0) {
 		ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -287,14 +287,15 @@ static void send_all(int fd, const char *p, size_t len, uint64_t deadline)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
 			if (!wait_ready(fd, POLLOUT, deadline))
-				return;
+				return false;
 			continue;
 		}
 		if (n <= 0)
-			return;
+			return false;
 		p += n;
 		len -= (size_t)n;
 	}
+	return true;
 }
 
 void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max,
@@ -303,7 +304,7 @@ void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 	char req[METRICS_REQ_MAX + 1], hdr[256];
 	struct tw_srv_metrics m;
 	size_t got = 0, blen = 0;
-	uint64_t deadline = mono_ms() + timeout_ms;
+	uint64_t deadline = tw_srv_mono_ms() + timeout_ms;
 
 	/* the request: until a blank line, METRICS_REQ_MAX octets, EOF or the
 	 * deadline, whichever comes first (never a per-read timeout: a client
@@ -336,15 +337,15 @@ void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
 			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
 			 blen);
-		send_all(c, hdr, strlen(hdr), deadline);
-		send_all(c, body, blen, deadline);
+		(void)tw_srv_send_all(c, hdr, strlen(hdr), deadline);
+		(void)tw_srv_send_all(c, body, blen, deadline);
 	} else if (tw_srv_acct_http(srv, req, c, deadline)) {
 		/* GET /sessions, /sessions/ID: acct.c */
 	} else {
 		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Type: text/plain\r\n"
 					 "Content-Length: 10\r\nConnection: close\r\n\r\nnot found\n";
 
-		send_all(c, nf, sizeof(nf) - 1, deadline);
+		(void)tw_srv_send_all(c, nf, sizeof(nf) - 1, deadline);
 	}
 }
 
@@ -470,26 +471,20 @@ static void reload(struct tw_srv *srv)
 		tw_srv_config_free(&nc);
 		return;
 	}
+	/* each side looked up in the other's index: one probe per client
+	 * (tens of thousands of access points reload as fast as a few) */
 	for (size_t i = 0; i < nc.clients.n; i++) {
-		const struct tw_srv_client *c = &nc.clients.v[i], *o = NULL;
+		const struct tw_srv_client *c = &nc.clients.v[i],
+					   *o = tw_srv_clients_get(cur, c);
 
-		for (size_t j = 0; j < cur->n && o == NULL; j++)
-			if (tw_srv_addr_eq(&cur->v[j].net, &c->net) && cur->v[j].prefix == c->prefix)
-				o = &cur->v[j];
 		if (o == NULL)
 			name_add(&added, c->name);
 		else if (o->key.len != c->key.len || !tw_ct_eq(o->key.secret, c->key.secret, c->key.len))
 			name_add(&rekeyed, c->name);
 	}
-	for (size_t j = 0; j < cur->n; j++) {
-		bool kept = false;
-
-		for (size_t i = 0; i < nc.clients.n && !kept; i++)
-			kept = tw_srv_addr_eq(&cur->v[j].net, &nc.clients.v[i].net) &&
-			       cur->v[j].prefix == nc.clients.v[i].prefix;
-		if (!kept)
+	for (size_t j = 0; j < cur->n; j++)
+		if (tw_srv_clients_get(&nc.clients, &cur->v[j]) == NULL)
 			name_add(&removed, cur->v[j].name);
-	}
 	tw_srv_config_changes(&srv->cfg, &nc, changed_key, &pending);
 	if (nc.log_level != srv->cfg.log_level) {
 		tw_log_set_level(nc.log_level);

@@ -282,6 +282,14 @@ int tw_srv_worker_turn(struct tw_srv_worker *w, struct tw_srv_loop *l);
  * out[0..max) (zeroed first). Returns the control length, 0 for none. */
 size_t tw_srv_reply_cmsg(const struct msghdr *in, uint8_t *out, size_t max);
 
+/* CLOCK_MONOTONIC in ms (the HTTP endpoints' and the watchdog's
+ * deadlines; tw_srv_now_ms is the coarse one of the packet path). */
+uint64_t tw_srv_mono_ms(void);
+
+/* Sends p[0..len) on a non-blocking stream socket by deadline
+ * (tw_srv_mono_ms); false when the peer is gone or too slow. */
+bool tw_srv_send_all(int fd, const char *p, size_t len, uint64_t deadline);
+
 /* "IP:PORT" or "[IPv6]:PORT" of a socket address ("?" if neither). */
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max);
 
