@@ -127,6 +127,11 @@ const struct tw_srv_client *tw_srv_clients_find(const struct tw_srv_clients *t,
 						const struct tw_srv_addr *addr);
 
 /* Wipes every secret and frees. */
+/* The entry of t for exactly c's network and prefix (not the most
+ * specific one holding it), or NULL: through the index, one probe. */
+const struct tw_srv_client *tw_srv_clients_get(const struct tw_srv_clients *t,
+					       const struct tw_srv_client *c);
+
 void tw_srv_clients_free(struct tw_srv_clients *t);
 
 /* Copies the from_cmdline entries of src into dst (dst empty). */

@@ -378,6 +378,17 @@ const struct tw_srv_client *tw_srv_clients_find(const struct tw_srv_clients *t,
 	return NULL;
 }
 
+const struct tw_srv_client *tw_srv_clients_get(const struct tw_srv_clients *t,
+					       const struct tw_srv_client *c)
+{
+	size_t i;
+
+	if (t == NULL || t->slot == NULL || c == NULL)
+		return NULL;
+	i = entry_slot(t, c, NULL);
+	return t->slot[i] != 0 ? &t->v[SLOT_IDX(t->slot[i])] : NULL;
+}
+
 void tw_srv_clients_free(struct tw_srv_clients *t)
 {
 	if (t == NULL)

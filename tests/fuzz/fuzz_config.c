@@ -248,6 +248,26 @@ static void check_clients(const struct tw_srv_clients *t)
 		    !prefix_eq(d->net.a, c->net.a, d->prefix))
 			abort();
 		sockaddr_forms(t, c);
+		/* the exact look-up finds the entry itself, and no entry for
+		 * its network with a prefix no entry has */
+		if (tw_srv_clients_get(t, c) != c)
+			abort();
+		{
+			struct tw_srv_client x = *c;
+			unsigned max_p = c->net.family == 4 ? 32 : 128;
+			bool other = false;
+
+			x.prefix = c->prefix == max_p ? 0 : max_p;
+			memset(x.net.a, 0, sizeof(x.net.a));
+			if (x.prefix == max_p)
+				memcpy(x.net.a, c->net.a, 16);
+			for (size_t j = 0; j < t->n; j++)
+				other |= t->v[j].net.family == x.net.family &&
+					 t->v[j].prefix == x.prefix &&
+					 memcmp(t->v[j].net.a, x.net.a, 16) == 0;
+			if (!other && tw_srv_clients_get(t, &x) != NULL)
+				abort();
+		}
 		/* its network, and next to it: the last bit of the prefix
 		 * and the last bit of the address flipped */
 		probe(t, &c->net);
