@@ -440,8 +440,20 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	struct tw_erp_key_ctx before = key;
 	struct tw_erp_key_ctx *used;
 	if (tw_erp_server_reauth(lookup, NULL, data, size, out, sizeof(out), &len,
-				 rmsk, &used) == TW_OK)
-		abort(); /* no input can carry a valid tag under this key */
+				 rmsk, &used) == TW_OK) {
+		/* libFuzzer's comparison feedback can learn a valid tag (the
+		 * target signs packets under this key itself): an accepted
+		 * Re-auth must then name this key, by its keyName-NAI, with a
+		 * whole tag of the key's cryptosuite; the key's SEQ state is
+		 * put back for the inputs after it */
+		if (used != &key || tw_erp_decode(&m, data, size) != TW_OK ||
+		    m.type != TW_ERP_TYPE_REAUTH || m.keyname_nai_len != key.keyname_nai_len ||
+		    memcmp(m.keyname_nai, key.keyname_nai, key.keyname_nai_len) != 0 ||
+		    m.cryptosuite != key.cryptosuite || m.tag == NULL ||
+		    m.tag_len != tw_erp_tag_len(key.cryptosuite))
+			abort();
+		key = before;
+	}
 	if (memcmp(&before, &key, sizeof(key)) != 0)
 		abort();
 	/* the peer side, with a Re-auth outstanding */
