@@ -147,6 +147,27 @@ enum tw_log_level {
 	TW_LOG_DEBUG = 3,
 };
 
+/* Per-request debug conditions (--debug-client, --debug-imsi; debug.c):
+ * client networks and IMSIs whose conversations are logged attribute by
+ * attribute. */
+enum { TW_SRV_DEBUG_MAX = 16 };
+struct tw_srv_debug_set {
+	unsigned n_net, n_imsi;
+	struct tw_srv_addr net[TW_SRV_DEBUG_MAX];
+	unsigned prefix[TW_SRV_DEBUG_MAX];
+	char imsi[TW_SRV_DEBUG_MAX][16];
+};
+
+/* Adds an IMSI (imsi) or an IP[/PREFIX] to d; already there: TW_OK.
+ * TW_ERR_INVAL (bad text) or TW_ERR_RANGE (full), with err. */
+TW_MUST_CHECK int tw_srv_debug_add(struct tw_srv_debug_set *d, bool imsi, const char *text,
+				   char *err, size_t err_len);
+/* Removes one: TW_OK, TW_ERR_NOTFOUND, TW_ERR_INVAL. */
+TW_MUST_CHECK int tw_srv_debug_del(struct tw_srv_debug_set *d, bool imsi, const char *text);
+bool tw_srv_debug_set_eq(const struct tw_srv_debug_set *x, const struct tw_srv_debug_set *y);
+/* "client=NET/P ... imsi=MASKED ..." (IMSIs masked); its length. */
+size_t tw_srv_debug_text(const struct tw_srv_debug_set *d, char *out, size_t max);
+
 /* Index of a method in counters and --methods. */
 enum tw_srv_method {
 	TW_SRV_M_AKA_PRIME = 0,
@@ -166,6 +187,8 @@ struct tw_srv_config {
 	char realm[TW_EAP_REALM_MAX + 1];
 	unsigned threads;
 	enum tw_log_level log_level;
+	int log_format;                  /* enum tw_log_format */
+	struct tw_srv_debug_set debug;   /* --debug-client, --debug-imsi */
 	unsigned max_sessions, session_timeout, reply_session_timeout;
 	unsigned reauth_limit;           /* fast re-auths per full auth */
 	unsigned dup_entries, dup_expiry;
@@ -257,6 +280,7 @@ struct tw_srv_session {
 	bool busy;                /* a worker is processing a packet of it */
 	bool doomed;              /* replaced while busy: freed on release */
 	bool established;         /* the peer answered one of our requests */
+	bool debug;               /* its packets are logged (debug.c) */
 	uint64_t last_ms;         /* last packet (expiry base) */
 	uint64_t station_hash;
 	uint8_t station[TW_SRV_STATION_MAX];
@@ -545,6 +569,17 @@ TW_MUST_CHECK int tw_log_open(const char *path);
 TW_MUST_CHECK int tw_log_reopen(void);
 void tw_log_close(void);
 void tw_log_set_level(enum tw_log_level l);
+/* --log-format: the key=value text (default), or one JSON object per
+ * line ("ts", "level", "event" and the fields, in that order; a value
+ * that is a plain integer or decimal is a JSON number, any other a
+ * string). */
+enum tw_log_format { TW_LOG_TEXT = 0, TW_LOG_JSON = 1 };
+void tw_log_set_format(enum tw_log_format f);
+enum tw_log_format tw_log_get_format(void);
+/* The JSON object of one text line (len octets, its newline optional)
+ * into out[0..max), newline included; returns its length. Fields that
+ * would not fit are left out whole. */
+size_t tw_log_text_to_json(char *out, size_t max, const char *text, size_t len);
 /* "error", "warn", "info", "debug". */
 const char *tw_log_level_name(enum tw_log_level l);
 bool tw_log_enabled(enum tw_log_level l);

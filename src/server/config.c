@@ -48,6 +48,10 @@ static const struct opt opts[] = {
 	{ "realm", K_SPECIAL, 0, 0, F(realm) },
 	{ "log-file", K_STR, 0, 0, F(log_file) },
 	{ "log-level", K_SPECIAL, 0, 0, F(log_level) },
+	{ "log-format", K_SPECIAL, 0, 0, F(log_format) },
+	/* applied at once on SIGHUP (server.c reload), compared there */
+	{ "debug-client", K_SPECIAL, 0, 0, 0, 0 },
+	{ "debug-imsi", K_SPECIAL, 0, 0, 0, 0 },
 	{ "max-sessions", K_UINT, TW_SRV_MIN_SESSIONS, TW_SRV_MAX_SESSIONS, F(max_sessions) },
 	{ "session-timeout", K_UINT, 1, 86400, F(session_timeout) },
 	{ "reply-session-timeout", K_UINT, 0, 0x7fffffff, F(reply_session_timeout) },
@@ -425,6 +429,26 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 			}
 		snprintf(err, err_len, "%s: log-level must be error, warn, info or debug", where);
 		return TW_ERR_INVAL;
+	}
+	if (strcmp(o->name, "log-format") == 0) {
+		if (strcmp(v, "text") == 0)
+			c->log_format = TW_LOG_TEXT;
+		else if (strcmp(v, "json") == 0)
+			c->log_format = TW_LOG_JSON;
+		else {
+			snprintf(err, err_len, "%s: log-format must be text or json", where);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
+	}
+	if (strcmp(o->name, "debug-client") == 0 || strcmp(o->name, "debug-imsi") == 0) {
+		char why[96];
+
+		if (tw_srv_debug_add(&c->debug, o->name[6] == 'i', v, why, sizeof(why)) != TW_OK) {
+			snprintf(err, err_len, "%s: %s", where, why);
+			return TW_ERR_INVAL;
+		}
+		return TW_OK;
 	}
 	if (strcmp(o->name, "id-policy") == 0) {
 		if (strcmp(v, "trust") == 0)

@@ -21,10 +21,17 @@
 
 #include "twag/server.h"
 
-enum { LINE_MAX_LEN = 1024 };
+enum {
+	LINE_MAX_LEN = 1024,
+	/* the JSON form of a line: every octet of the text at most doubled
+	 * (an escaped '\\' or '"'; control characters never reach a line,
+	 * tw_log_quote replaces them), plus the quotes, commas and braces */
+	JSON_MAX_LEN = 3 * LINE_MAX_LEN,
+};
 
 static atomic_int log_fd = 2;
 static atomic_int log_level = TW_LOG_INFO;
+static atomic_int log_format = TW_LOG_TEXT;
 static char log_path[TW_SRV_PATH_MAX];
 
 static const char *const level_names[] = { "error", "warn", "info", "debug" };
@@ -82,6 +89,16 @@ void tw_log_close(void)
 void tw_log_set_level(enum tw_log_level l)
 {
 	atomic_store(&log_level, (int)l);
+}
+
+void tw_log_set_format(enum tw_log_format f)
+{
+	atomic_store(&log_format, (int)f);
+}
+
+enum tw_log_format tw_log_get_format(void)
+{
+	return (enum tw_log_format)atomic_load_explicit(&log_format, memory_order_relaxed);
 }
 
 bool tw_log_enabled(enum tw_log_level l)
@@ -173,11 +190,130 @@ static size_t format_line(char *out, enum tw_log_level l, const char *event,
 	return n;
 }
 
+/* A value of the text form that is a JSON number as it stands: an
+ * integer or decimal without leading zeros (counts, durations; an IMSI,
+ * masked or not, or a hex string stays a string). */
+static bool json_number(const char *v, size_t n)
+{
+	size_t i = 0, digits;
+
+	if (i < n && v[i] == '-')
+		i++;
+	digits = i;
+	while (i < n && v[i] >= '0' && v[i] <= '9')
+		i++;
+	digits = i - digits;
+	if (digits == 0 || digits > 15 || (digits > 1 && v[i - digits] == '0'))
+		return false;
+	if (i < n && v[i] == '.') {
+		size_t f = ++i;
+
+		while (i < n && v[i] >= '0' && v[i] <= '9')
+			i++;
+		if (i == f)
+			return false;
+	}
+	return i == n;
+}
+
+static size_t json_put(char *out, size_t o, size_t max, const char *s, size_t n, bool esc)
+{
+	for (size_t i = 0; i < n && o + 2 < max; i++) {
+		char c = s[i];
+
+		if (esc && (c == '"' || c == '\\')) {
+			out[o++] = '\\';
+			out[o++] = c;
+		} else if (esc && (unsigned char)c < 0x20) {
+			out[o++] = '?'; /* never reaches a line (tw_log_quote) */
+		} else {
+			out[o++] = c;
+		}
+	}
+	return o;
+}
+
+size_t tw_log_text_to_json(char *out, size_t max, const char *text, size_t len)
+{
+	size_t o = 0, i = 0;
+	bool first = true;
+
+	if (max < 4)
+		return 0;
+	if (len > 0 && text[len - 1] == '\n')
+		len--;
+	out[o++] = '{';
+	while (i < len) {
+		size_t k0, k1, v0, v1;
+
+		while (i < len && text[i] == ' ')
+			i++;
+		if (i >= len)
+			break;
+		k0 = i;
+		while (i < len && text[i] != '=' && text[i] != ' ')
+			i++;
+		k1 = i;
+		if (i < len && text[i] == '=') {
+			i++;
+			if (i < len && text[i] == '"') {
+				/* tw_log_quote: no '"' inside a quoted value */
+				v0 = ++i;
+				while (i < len && text[i] != '"')
+					i++;
+				v1 = i;
+				if (i < len)
+					i++;
+			} else {
+				v0 = i;
+				while (i < len && text[i] != ' ')
+					i++;
+				v1 = i;
+			}
+		} else {
+			/* a bare word: its own value under "text" */
+			v0 = k0;
+			v1 = k1;
+			k0 = k1 = 0;
+		}
+		/* room for ',' "key":"value" (each octet escaped at worst;
+		 * an empty key is written "text") and the closing "}\n" */
+		if (o + 8 + (k1 > k0 ? 2 * (k1 - k0) : 4) + 2 * (v1 - v0) > max - 2)
+			break; /* cut as the text form is: whole fields only */
+		if (!first)
+			out[o++] = ',';
+		first = false;
+		out[o++] = '"';
+		if (k1 > k0)
+			o = json_put(out, o, max, text + k0, k1 - k0, true);
+		else
+			o = json_put(out, o, max, "text", 4, false);
+		out[o++] = '"';
+		out[o++] = ':';
+		if (json_number(text + v0, v1 - v0)) {
+			o = json_put(out, o, max, text + v0, v1 - v0, false);
+		} else {
+			out[o++] = '"';
+			o = json_put(out, o, max, text + v0, v1 - v0, true);
+			out[o++] = '"';
+		}
+	}
+	out[o++] = '}';
+	out[o++] = '\n';
+	return o;
+}
+
 static void vlog(struct tw_log_buf *b, enum tw_log_level l, const char *event,
 		 const char *fmt, va_list ap)
 {
-	char line[LINE_MAX_LEN];
-	size_t n = format_line(line, l, event, fmt, ap);
+	char text[LINE_MAX_LEN], json[JSON_MAX_LEN];
+	const char *line = text;
+	size_t n = format_line(text, l, event, fmt, ap);
+
+	if (tw_log_get_format() == TW_LOG_JSON) {
+		n = tw_log_text_to_json(json, sizeof(json), text, n);
+		line = json;
+	}
 
 	if (b == NULL) {
 		write_all(line, n);

@@ -65,6 +65,10 @@ static const char usage_text[] =
 	"  --realm REALM             realm of minted re-authentication identities\n"
 	"  --log-file F              log here instead of stderr (reopened on SIGHUP)\n"
 	"  --log-level L             error, warn, info (default) or debug\n"
+	"  --log-format F            text (key=value, default) or json (one object a line)\n"
+	"  --debug-client IP[/P]     log every attribute of this client's conversations\n"
+	"                            (secrets elided; repeat it; reloaded on SIGHUP)\n"
+	"  --debug-imsi IMSI         the same for one subscriber's conversations\n"
 	"  --max-sessions N          EAP session table size (default 65536)\n"
 	"  --session-timeout S       EAP session expiry after its last packet (default 60)\n"
 	"  --reply-session-timeout S Session-Timeout in Access-Accept (default 3600, 0: none)\n"
@@ -437,8 +441,9 @@ static void reload_problem(void *arg, const char *problem)
 
 static void changed_key(void *arg, const char *key)
 {
-	/* applied at once: the log level (and the clients, apart) */
-	if (strcmp(key, "log-level") != 0)
+	/* applied at once: the log level and format (and the clients and
+	 * debug conditions, apart) */
+	if (strcmp(key, "log-level") != 0 && strcmp(key, "log-format") != 0)
 		name_add(arg, key);
 }
 
@@ -489,6 +494,19 @@ static void reload(struct tw_srv *srv)
 	if (nc.log_level != srv->cfg.log_level) {
 		tw_log_set_level(nc.log_level);
 		srv->cfg.log_level = nc.log_level;
+	}
+	if (nc.log_format != srv->cfg.log_format) {
+		tw_log_set_format((enum tw_log_format)nc.log_format);
+		srv->cfg.log_format = nc.log_format;
+	}
+	if (!tw_srv_debug_set_eq(&nc.debug, &srv->cfg.debug)) {
+		char dtext[1024];
+
+		srv->cfg.debug = nc.debug;
+		tw_srv_debug_publish(&srv->debug, &nc.debug);
+		tw_srv_debug_text(&nc.debug, dtext, sizeof(dtext));
+		tw_log_always(NULL, TW_LOG_INFO, "debug-conditions", "%s",
+			      dtext[0] ? dtext : "conditions=none");
 	}
 	*nt = nc.clients;
 	memset(&nc.clients, 0, sizeof(nc.clients));
@@ -745,6 +763,15 @@ int tw_srv_main(int argc, char **argv)
 		return 1;
 	}
 	tw_log_set_level(srv->cfg.log_level);
+	tw_log_set_format((enum tw_log_format)srv->cfg.log_format);
+	tw_srv_debug_init(&srv->debug);
+	tw_srv_debug_publish(&srv->debug, &srv->cfg.debug);
+	if (srv->cfg.debug.n_net + srv->cfg.debug.n_imsi > 0) {
+		char dtext[1024];
+
+		tw_srv_debug_text(&srv->cfg.debug, dtext, sizeof(dtext));
+		tw_log_always(NULL, TW_LOG_INFO, "debug-conditions", "%s", dtext);
+	}
 
 	/* signals are taken by sigwaitinfo in this thread only */
 	sigemptyset(&sigs);
@@ -1018,6 +1045,7 @@ out:
 	tw_srv_config_free(&srv->cfg);
 	if (pid_written)
 		unlink(srv->cfg.pid_file);
+	tw_srv_debug_destroy(&srv->debug);
 	tw_log_close();
 	return status;
 }

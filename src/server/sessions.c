@@ -279,6 +279,7 @@ struct tw_srv_session *tw_srv_sessions_start(struct tw_srv_sessions *t,
 	s->busy = true;
 	s->doomed = false;
 	s->established = false;
+	s->debug = false;
 	s->last_ms = now_ms;
 	memcpy(s->token, token, TW_SRV_TOKEN_LEN);
 	/* under the lock: _acquire compares it for any thread */

@@ -151,6 +151,7 @@ struct tw_srv_worker {
 	/* the batch's parked EAP-AKA' steps (park_ok: the worker loop,
 	 * which builds them; parked_now: the request just handled was) */
 	bool park_ok, parked_now;
+	bool dbg_done;                /* the request handled was debugged */
 	int n_park;
 	struct tw_srv_park park[TW_SRV_BATCH];
 	/* scratch of one request */
@@ -167,6 +168,14 @@ struct tw_srv_notify {
 	uint64_t next_ms;
 	bool armed, stuck_logged, send_failed;
 	uint64_t beats[TW_SRV_MAX_THREADS], beat_ms[TW_SRV_MAX_THREADS];
+};
+
+/* The debug conditions in force (debug.c): on is their number, read
+ * without the lock on the packet path. */
+struct tw_srv_debug {
+	pthread_mutex_t lock;
+	atomic_uint on;
+	struct tw_srv_debug_set set;
 };
 
 struct tw_srv {
@@ -191,6 +200,7 @@ struct tw_srv {
 	char **argv;
 	struct tw_srv_notify notify;
 	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
+	struct tw_srv_debug debug;      /* per-request debug (debug.c) */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
@@ -311,6 +321,22 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
  * fd is not closed. */
 void tw_srv_metrics_serve(struct tw_srv *srv, int fd, char *body, size_t body_max,
 			  unsigned timeout_ms);
+
+/* ---- per-request debug (debug.c) ---------------------------------------- */
+
+void tw_srv_debug_init(struct tw_srv_debug *g);
+void tw_srv_debug_destroy(struct tw_srv_debug *g);
+/* Puts d in force (any thread). */
+void tw_srv_debug_publish(struct tw_srv_debug *g, const struct tw_srv_debug_set *d);
+void tw_srv_debug_get(struct tw_srv_debug *g, struct tw_srv_debug_set *out);
+/* Whether a conversation of client (NULL: not known) or of the IMSI
+ * imsi[0..imsi_len) (NULL: not known yet) is to be debugged. */
+bool tw_srv_debug_match(struct tw_srv_debug *g, const struct tw_srv_addr *client,
+			const char *imsi, size_t imsi_len);
+/* Logs the RADIUS packet pkt[0..len) (dir "in" or "out") attribute by
+ * attribute, secrets elided, IMSIs masked, into b. */
+void tw_srv_debug_dump(struct tw_log_buf *b, const char *dir, const char *client,
+		       const uint8_t *pkt, size_t len);
 
 /* Fills srv->eap and srv->sim_opts from srv->cfg (store ops included). */
 void tw_srv_eap_setup(struct tw_srv *srv);

@@ -552,6 +552,56 @@ step:
 	return converse_end(r, s, first, act, out, out_len);
 }
 
+/* ---- per-request debug (debug.c) ---------------------------------------- */
+
+/* Whether the conversation of s is debugged: once its client or its
+ * IMSI (known from this step on) matches a condition, until it ends or
+ * no condition is left. */
+static bool debug_wanted(struct tw_srv_req *r, struct tw_srv_session *s)
+{
+	const struct tw_eap_id_state *ids;
+
+	if (atomic_load_explicit(&r->srv->debug.on, memory_order_relaxed) == 0)
+		return false;
+	if (s != NULL && s->debug)
+		return true;
+	ids = s != NULL ? engine_ids(s) : NULL;
+	if (!tw_srv_debug_match(&r->srv->debug, &r->addr,
+				ids != NULL && ids->imsi_len > 0 ? ids->imsi : NULL,
+				ids != NULL ? ids->imsi_len : 0))
+		return false;
+	if (s != NULL)
+		s->debug = true;
+	return true;
+}
+
+/* The request of r and its reply (r->reply[0..n), 0: none) in the log.
+ * A reply still to be signed with its batch has its keys in the clear
+ * and no Length yet: the copy dumped gets the Length and is wiped. */
+static void debug_packets(struct tw_srv_worker *w, const char *client, const uint8_t *in,
+			  size_t in_len, const uint8_t *reply, size_t n)
+{
+	uint8_t copy[TW_RADIUS_MAX_LEN];
+
+	w->dbg_done = true;
+	tw_srv_debug_dump(&w->log, "in", client, in, in_len);
+	if (n < TW_RADIUS_HDR_LEN || n > sizeof(copy)) {
+		tw_log_always(&w->log, TW_LOG_DEBUG, "debug-packet",
+			      "dir=out client=%s msg=\"no reply (silently discarded)\"", client);
+		return;
+	}
+	memcpy(copy, reply, n);
+	copy[2] = (uint8_t)(n >> 8);
+	copy[3] = (uint8_t)n;
+	tw_srv_debug_dump(&w->log, "out", client, copy, n);
+	tw_wipe(copy, n);
+}
+
+static void debug_log(struct tw_srv_req *r, size_t n)
+{
+	debug_packets(r->w, ip_of(r), r->p->buf, r->p->len, r->reply, n);
+}
+
 /* The rest of an EAP step once the engine has acted (act, its output in
  * out): the reply, the counters and log, the session released. */
 static size_t converse_end(struct tw_srv_req *r, struct tw_srv_session *s, bool first,
@@ -559,7 +609,7 @@ static size_t converse_end(struct tw_srv_req *r, struct tw_srv_session *s, bool 
 {
 	struct tw_srv_worker *w = r->w;
 	char imsi[TW_NAI_MASK_MAX];
-	bool ended = true;
+	bool ended = true, dbg = debug_wanted(r, s);
 	size_t n = 0;
 
 	switch (act) {
@@ -611,6 +661,8 @@ static size_t converse_end(struct tw_srv_req *r, struct tw_srv_session *s, bool 
 		n = reject_no_session(r, "internal-error");
 		break;
 	}
+	if (dbg)
+		debug_log(r, n);
 	tw_wipe(out, out_len);
 	tw_srv_sessions_release(&r->srv->sessions, s, ended, r->now);
 	return n;
@@ -730,8 +782,8 @@ static size_t status_server(struct tw_srv_req *r)
 	return finish(r, &b);
 }
 
-size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
-		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms)
+static size_t handle_one(struct tw_srv_worker *w, const uint8_t *in, size_t len,
+			 const struct sockaddr *from, uint8_t *reply, uint64_t now_ms)
 {
 	struct tw_srv_dup_entry *e = NULL;
 	struct tw_srv_req r;
@@ -826,6 +878,30 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 		tw_srv_dup_done(&w->dup, e, reply, n, now_ms);
 	else
 		tw_srv_dup_forget(&w->dup, e);
+	return n;
+}
+
+size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
+		     const struct sockaddr *from, uint8_t *reply, uint64_t now_ms)
+{
+	struct tw_srv_req r;
+	size_t n;
+
+	w->dbg_done = false;
+	n = handle_one(w, in, len, from, reply, now_ms);
+	/* what never reached a session (drops, EAP-Start, rejects before a
+	 * session, duplicates) is debugged by its client; a parked step is
+	 * when its reply is built */
+	if (atomic_load_explicit(&w->srv->debug.on, memory_order_relaxed) == 0 || w->dbg_done ||
+	    w->parked_now)
+		return n;
+	memset(&r, 0, sizeof(r));
+	r.w = w;
+	if (tw_srv_addr_from_sockaddr(&r.addr, NULL, from) != TW_OK ||
+	    !tw_srv_debug_match(&w->srv->debug, &r.addr, NULL, 0))
+		return n;
+	r.client = tw_srv_clients_find(w->clients, &r.addr);
+	debug_packets(w, ip_of(&r), in, len, reply, n);
 	return n;
 }
 

@@ -26,6 +26,7 @@ aka_server  src/eap/aka_server.c
 ccmp        src/dataplane/ccmp.c
 config      src/server/config.c src/server/clients.c
 csv         tools/twag/csv.c tools/twag/sub_text.c
+debug       src/server/debug.c
 eap         src/eap/eap.c src/eap/nai.c
 eapol       src/dataplane/wlan_keys.c
 erp         src/eap/erp.c

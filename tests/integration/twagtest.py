@@ -488,7 +488,7 @@ class Twagd:
             deadline = time.time() + timeout
             while time.time() < deadline:
                 text = self.log_text(marker)
-                if "event=ready" in text:
+                if "event=ready" in text or '"event":"ready"' in text:
                     return True
                 if self.proc.poll() is not None:
                     break
