@@ -400,6 +400,27 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 	return n;
 }
 
+/* --debug-client: the request from a debug client and its response (n
+ * octets, 0: discarded) in the log, as for authentication (debug.c). */
+static void debug_exchange(struct tw_srv_acct *a, size_t got, const struct sockaddr *from,
+			   size_t n)
+{
+	struct tw_srv_addr addr;
+	char ip[INET6_ADDRSTRLEN];
+
+	if (atomic_load_explicit(&a->srv->debug.on, memory_order_relaxed) == 0 ||
+	    tw_srv_addr_from_sockaddr(&addr, NULL, from) != TW_OK ||
+	    !tw_srv_debug_match(&a->srv->debug, &addr, NULL, 0))
+		return;
+	tw_srv_addr_text(&addr, ip, sizeof(ip));
+	tw_srv_debug_dump(&a->log, "in", ip, a->rx, got);
+	if (n > 0)
+		tw_srv_debug_dump(&a->log, "out", ip, a->tx, n);
+	else
+		tw_log_always(&a->log, TW_LOG_DEBUG, "debug-packet",
+			      "dir=out client=%s msg=\"no reply (silently discarded)\"", ip);
+}
+
 static void *acct_run(void *arg)
 {
 	struct tw_srv_acct *a = arg;
@@ -434,6 +455,7 @@ static void *acct_run(void *arg)
 			continue;
 		}
 		n = handle(a, (size_t)got, (const struct sockaddr *)&from, tw_srv_now_ms());
+		debug_exchange(a, (size_t)got, (const struct sockaddr *)&from, n);
 		if (n > 0) {
 			struct iovec out = { a->tx, n };
 			struct msghdr r;

@@ -6,8 +6,11 @@ while twagd runs): every attribute of the conversations asked for and of
 no other, the secrets elided (no K, OPc, RES, MSK, shared secret or clear
 IMSI anywhere in the log), an undecodable packet from a debug client
 named as such."""
+import hashlib
 import json
 import os
+import socket
+import struct
 import re
 import signal
 import sys
@@ -61,7 +64,9 @@ def main():
         f.write("log-format = json\n")
 
     # 1. JSON lines
-    d = T.Twagd(work, db, extra=["--config", conf, "--debug-imsi", a_imsi])
+    aport = T.free_udp_port()
+    d = T.Twagd(work, db, extra=["--config", conf, "--debug-imsi", a_imsi,
+                                 "--acct-listen", f"127.0.0.1:{aport}"])
     if not R.check(d.start(), "twagd starts with --log-format json", d.log_text()):
         return
     r = T.eapol_test(d, "aka-prime", T.nai(6, a_imsi), a)
@@ -131,8 +136,24 @@ def main():
     c = T.RadiusClient(("127.0.0.1", d.port), d.secret)
     c.send(b"\x01\x07\x00\x30" + b"\x00" * 16 + b"\x4f\x01")
     c.close()
+    # an Accounting-Request (RFC 2866 §3 authenticator) from the debug client
+    body = T.attr(40, struct.pack("!I", 1)) + T.attr(44, b"dbg-session-1") + T.attr(1, T.nai(6, b_imsi).encode())
+    pkt = bytearray(struct.pack("!BBH", 4, 9, 20 + len(body)) + bytes(16) + body)
+    pkt[4:20] = hashlib.md5(bytes(pkt) + d.secret.encode()).digest()
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    s.sendto(bytes(pkt), ("127.0.0.1", aport))
+    try:
+        acct_resp = s.recv(4096)
+    except OSError:
+        acct_resp = b""
+    s.close()
+    R.check(acct_resp[:1] == b"\x05", "Accounting-Response from twagd")
     time.sleep(0.5)
     after = d.log_text()[mark:]
+    R.check("code=Accounting-Request id=9" in after and "code=Accounting-Response id=9" in after
+            and "attr=Acct-Session-Id value=dbg-session-1" in after,
+            "accounting from a debug client is debugged too", after[-900:])
     R.check("event=debug-attr" in after and mask(b_imsi) in after
             and not after.lstrip().startswith("{"),
             "text format again; B's conversation now debugged by its client", after[:600])
