@@ -604,7 +604,7 @@ _EAP_NAME = {"aka-prime": "AKA'", "aka": "AKA", "sim": "SIM"}
 
 
 def eapol_test(twagd, method, identity, card, reauth=0, timeout=10, mac=None,
-               secret=None, port=None):
+               secret=None, port=None, server=None):
     """Runs one eapol_test (full auth plus reauth re-authentications) as the
     phone; card is a Usim or Comp128Sim answering the control socket."""
     work = tmpdir("eapol")
@@ -615,7 +615,7 @@ def eapol_test(twagd, method, identity, card, reauth=0, timeout=10, mac=None,
         f.write(f"ctrl_interface={ctrl}\nexternal_sim=1\nnetwork={{\n"
                 f"\tkey_mgmt=IEEE8021X\n\teap={_EAP_NAME[method]}\n"
                 f"\tidentity=\"{identity}\"\n}}\n")
-    argv = ["eapol_test", "-W", "-c", conf, "-a", "127.0.0.1",
+    argv = ["eapol_test", "-W", "-c", conf, "-a", server or "127.0.0.1",
             "-p", str(port or twagd.port), "-s", secret or twagd.secret,
             "-t", str(timeout)]
     if reauth:

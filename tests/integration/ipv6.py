@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""twagd on IPv6 only, through every listener, on ::1: RADIUS
+(--listen [::1]:PORT), clients by IPv6 prefix (the most specific wins:
+::1/128 with its own secret inside ::/64 with another; a prefix that does
+not hold ::1 gets nothing), the metrics endpoint (--metrics [::1]:PORT),
+accounting (--acct-listen [::1]:PORT, radclient as the NAS) and
+`twag session list` reading it over IPv6, --debug-client ::1, and
+--check-config of the same command line. eapol_test is the phone
+(EAP-AKA' and EAP-SIM with MPPE keys checked by eapol_test itself)."""
+import os
+import socket
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import twagtest as T  # noqa: E402
+
+R = T.Results("ipv6")
+
+
+class V6Twagd(T.Twagd):
+    """Every listener on ::1."""
+
+    def argv(self):
+        if getattr(self, "_for", None) != self.port:
+            self.aport = T.free_udp_port("::1")
+            self._for = self.port
+        a = [T.TWAGD, "--listen", f"[::1]:{self.port}", "--store", f"sqlite:{self.db}",
+             "--network-name", "WLAN", "--threads", "2",
+             "--metrics", f"[::1]:{self.mport}", "--acct-listen", f"[::1]:{self.aport}",
+             "--log-level", "debug"]
+        for c in self.clients:
+            a += ["--client", c]
+        return a + self.extra
+
+    def metrics6(self):
+        s = socket.create_connection(("::1", self.mport), timeout=3)
+        try:
+            s.sendall(b"GET /metrics HTTP/1.0\r\nHost: [::1]\r\n\r\n")
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+        finally:
+            s.close()
+        out = {}
+        for line in data.decode(errors="replace").split("\r\n\r\n", 1)[-1].split("\n"):
+            if line and not line.startswith("#"):
+                k, _, v = line.rpartition(" ")
+                out[k] = float(v)
+        return out
+
+
+def status(port, secret):
+    c = T.RadiusClient(("::1", port), secret)
+    try:
+        _, rep = c.request([], code=T.STATUS_SERVER)
+    finally:
+        c.close()
+    return rep
+
+
+def main():
+    try:
+        T.free_udp_port("::1")
+    except (OSError, RuntimeError) as e:
+        R.note(f"SKIP IPv6: no ::1 ({e})")
+        R.check(True, "skipped: no ::1")
+        return
+    if not T.milenage_selftest(R) or not T.binaries_ok(R):
+        return
+    work = T.tmpdir("ipv6")
+    db = os.path.join(work, "twag.db")
+    aka_imsi, aka = T.new_usim(db, amf="0000")
+    sim_imsi, sim = T.new_sim(db)
+    sec, wide = "v6-" + T.rhex(6), "wide-" + T.rhex(6)
+    d = V6Twagd(work, db, secret=sec, host="::1",
+                clients=[f"::/64={wide}", f"::1/128={sec}"], extra=["--debug-client", "::1"])
+    if not R.check(d.start(), "twagd with every listener on ::1 starts", d.log_text()):
+        return
+    ready = [x for x in d.log_text().split("\n") if "event=ready" in x]
+    R.check(ready and f"listen=[::1]:{d.port}" in ready[-1] and f"metrics=[::1]:{d.mport}" in ready[-1],
+            "ready names the IPv6 listen and metrics addresses", "\n".join(ready))
+    R.check(f"[::1]:{d.aport}" in d.log_text() and "event=acct-ready" in d.log_text(),
+            "accounting ready on [::1]", d.log_text()[-1500:])
+
+    # RADIUS over ::1, the most specific prefix's secret
+    r = T.eapol_test(d, "aka-prime", T.nai(6, aka_imsi), aka, server="::1")
+    R.check(r.success and r.mppe() == (1, 0), "EAP-AKA' over ::1: SUCCESS, MPPE keys match", r.tail())
+    r = T.eapol_test(d, "sim", T.nai(1, sim_imsi), sim, server="::1")
+    R.check(r.success and r.mppe() == (1, 0), "EAP-SIM over ::1: SUCCESS, MPPE keys match", r.tail())
+    mx0 = d.metrics6()
+    R.check(status(d.port, wide) is None, "::1 is ::1/128's client: ::/64's secret is refused")
+    rep = status(d.port, sec)
+    R.check(rep is not None and rep[0] == T.ACCESS_ACCEPT, "Status-Server with ::1/128's secret answered")
+    mx1 = d.metrics6()
+    R.check(T.mdelta(mx0, mx1, "twag_radius_bad_authenticators_total") == 1,
+            "the wrong secret counted as a bad authenticator (metrics over [::1])",
+            str({k: v for k, v in mx1.items() if "bad" in k}))
+    R.check(T.metric(mx1, "twag_attaches_total", method="aka-prime", kind="full") == 1 and
+            T.metric(mx1, "twag_attaches_total", method="sim", kind="full") == 1,
+            "the two attaches show in /metrics read over IPv6",
+            str({k: v for k, v in mx1.items() if "attaches" in k}))
+
+    # accounting over ::1: radclient as the NAS, twag session over [::1]
+    path = os.path.join(work, "start.txt")
+    with open(path, "w") as f:
+        f.write('Acct-Status-Type = Start\nAcct-Session-Id = "v6-0001"\n'
+                f'User-Name = "{T.nai(6, aka_imsi)}"\nNAS-IPv6-Address = ::1\n'
+                'Calling-Station-Id = "02-66-66-66-66-01"\n')
+    p = subprocess.run(["radclient", "-x", "-r", "1", "-t", "2", "-f", path,
+                        f"[::1]:{d.aport}", "acct", sec], capture_output=True, text=True, timeout=20)
+    R.check(p.returncode == 0 and "Received Accounting-Response" in p.stdout,
+            "radclient Accounting Start to [::1] answered", p.stdout + p.stderr)
+    ls = subprocess.run([T.TWAG, "session", "list", "--metrics", f"[::1]:{d.mport}"],
+                        capture_output=True, text=True, timeout=20)
+    R.check(ls.returncode == 0 and "v6-0001" in ls.stdout and "02-66-66-66-66-01" in ls.stdout,
+            "twag session list --metrics [::1]:PORT shows it", ls.stdout + ls.stderr)
+    sh = subprocess.run([T.TWAG, "session", "show", "v6-0001", "--metrics", f"[::1]:{d.mport}", "--json"],
+                        capture_output=True, text=True, timeout=20)
+    R.check(sh.returncode == 0 and "::1" in sh.stdout, "twag session show: the NAS is ::1",
+            sh.stdout + sh.stderr)
+
+    # --debug-client ::1
+    time.sleep(0.3)
+    R.check("event=debug-packet dir=in client=::1 code=Access-Request" in d.log_text(),
+            "--debug-client ::1 dumps the conversations from ::1")
+    R.check(aka_imsi not in "\n".join(x for x in d.log_text().split("\n") if not x.startswith("####")),
+            "no IMSI in clear in the log")
+
+    # --check-config of the same command line
+    c = subprocess.run([T.TWAGD, "--check-config"] + d.argv()[1:], capture_output=True, text=True,
+                       timeout=30)
+    R.check(c.returncode == 0, "--check-config accepts the IPv6 command line", c.stdout + c.stderr)
+    R.check(d.stop() == 0, "SIGTERM: exit 0")
+
+    # a prefix that does not hold ::1: nothing answered, counted
+    d2 = V6Twagd(T.tmpdir("ipv6-other"), db, secret=sec, host="::1", clients=[f"::2/127={sec}"])
+    if R.check(d2.start(), "twagd with only ::2/127 starts", d2.log_text()):
+        m0 = d2.metrics6()
+        R.check(status(d2.port, sec) is None, "::1 outside ::2/127: no answer")
+        m1 = d2.metrics6()
+        R.check(T.mdelta(m0, m1, "twag_radius_unknown_clients_total") == 1,
+                "counted as an unknown client")
+        R.check(d2.stop() == 0, "SIGTERM: exit 0")
+
+
+if __name__ == "__main__":
+    try:
+        main()
+    finally:
+        T.cleanup()
+        R.finish()
