@@ -28,6 +28,8 @@ enum {
 	TW_ACCT_DEFAULT_MAX_SESSIONS = 65536,
 	TW_ACCT_MIN_SESSIONS = 16,
 	TW_ACCT_MAX_SESSIONS = 1 << 22,
+	TW_ACCT_DEFAULT_HISTORY_DAYS = 90,    /* ended sessions kept on disk */
+	TW_ACCT_MAX_HISTORY_DAYS = 36500,
 	TW_ACCT_ID_MAX = 128,                 /* Acct-Session-Id octets accepted */
 	TW_ACCT_NAS_ID_MAX = 64,              /* NAS-Identifier octets accepted */
 	TW_ACCT_STATION_MAX = 64,             /* Calling/Called-Station-Id kept */
@@ -158,6 +160,28 @@ TW_MUST_CHECK int tw_acct_record_parse(struct tw_acct_record *r, const struct tw
  * (counted). *ended: sessions ended by On/Off. */
 enum tw_acct_result tw_acct_table_apply(struct tw_acct_table *t, const struct tw_acct_record *r,
 					uint64_t now, unsigned *ended);
+
+/* What one apply changed, for a copy kept elsewhere (acct_db.c). */
+struct tw_acct_change {
+	bool have;                        /* s: the session as the request left
+					   * it (Start, Interim-Update; for a
+					   * Stop, merged, as it ended) */
+	struct tw_acct_session s;
+	bool evicted;                     /* a session went to make room */
+	struct tw_acct_key evicted_key;
+};
+
+/* tw_acct_table_apply, telling ch (NULL: nothing) what changed. */
+enum tw_acct_result tw_acct_table_apply_ex(struct tw_acct_table *t,
+					   const struct tw_acct_record *r, uint64_t now,
+					   unsigned *ended, struct tw_acct_change *ch);
+
+/* Puts a session back as it was (its times, counters and last report;
+ * the table's own fields are ignored), in the age order of its
+ * last_update (restoring oldest first costs O(1) each). TW_OK, TW_ERR_STATE (its key is
+ * live already) or TW_ERR_OVERFLOW (the table is full: nothing evicted). */
+TW_MUST_CHECK int tw_acct_table_restore(struct tw_acct_table *t,
+					const struct tw_acct_session *s);
 
 void tw_acct_table_stats(struct tw_acct_table *t, struct tw_acct_stats *out);
 

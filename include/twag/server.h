@@ -216,6 +216,10 @@ struct tw_srv_config {
 	 * 1813, "off" none; the session table's slots */
 	char acct_listen[128];
 	unsigned acct_max_sessions;
+	/* the records on disk (acct_db.c): "" next to the store, "off"
+	 * none; days an ended session is kept */
+	char acct_db[TW_SRV_PATH_MAX];
+	unsigned acct_history_days;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -43,6 +43,7 @@
 #include "twag/bytes.h"
 #include "twag/hex.h"
 
+#include "acct_db.h"
 #include "acct_srv.h"
 #include "srv.h"
 #include "textout.h"
@@ -58,6 +59,7 @@ enum {
 	C_DROP_BAD_MSG_AUTH,
 	C_DROP_MISSING,
 	C_DROP_TOO_LONG,
+	C_DROP_STORE,
 	C_COUNT,
 	ACCT_N_STATUS = 6,
 	LIST_CHUNK = 64,      /* sessions copied per table lock hold */
@@ -80,6 +82,7 @@ static const struct {
 	{ C_DROP_BAD_MSG_AUTH, "bad-message-authenticator" },
 	{ C_DROP_MISSING, "missing-attribute" },
 	{ C_DROP_TOO_LONG, "too-long" },
+	{ C_DROP_STORE, "not-recorded" },
 };
 
 struct tw_srv_acct {
@@ -96,6 +99,9 @@ struct tw_srv_acct {
 	struct tw_log_buf log;
 	struct tw_radius_pkt pkt;
 	struct tw_acct_record rec;
+	struct tw_acct_db *db;          /* --acct-db (acct_db.c), NULL: memory only */
+	struct tw_acct_change ch;
+	uint64_t last_db_log_ms;        /* rate limit of event=acct-db-error */
 	uint8_t rx[TW_RADIUS_MAX_LEN + 1];
 	uint8_t tx[TW_RADIUS_MAX_LEN];
 	uint8_t cmsg[128] __attribute__((aligned(8)));
@@ -151,6 +157,35 @@ int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,
 		snprintf(c->acct_listen, sizeof(c->acct_listen), "%s", v);
 		return TW_OK;
 	}
+	if (strcmp(name, "acct-db") == 0) {
+		if (*v == 0 || strlen(v) >= sizeof(c->acct_db)) {
+			snprintf(err, err_len, "%s: acct-db must be a file path or off", where);
+			return TW_ERR_INVAL;
+		}
+		snprintf(c->acct_db, sizeof(c->acct_db), "%s", v);
+		return TW_OK;
+	}
+	if (strcmp(name, "acct-max-sessions") == 0 || strcmp(name, "acct-history-days") == 0) {
+		bool days = name[5] == 'h';
+		unsigned long lo = days ? 0 : TW_ACCT_MIN_SESSIONS,
+			      hi = days ? TW_ACCT_MAX_HISTORY_DAYS : TW_ACCT_MAX_SESSIONS;
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (*v == 0 || *v == '-' || *v == '+' || *end != 0 || errno != 0 || n < lo ||
+		    n > hi) {
+			snprintf(err, err_len, "%s: %s must be an integer in %lu..%lu", where, name,
+				 lo, hi);
+			return TW_ERR_INVAL;
+		}
+		if (days)
+			c->acct_history_days = (unsigned)n;
+		else
+			c->acct_max_sessions = (unsigned)n;
+		return TW_OK;
+	}
 	if (strcmp(name, "acct-max-sessions") == 0) {
 		char *end;
 		unsigned long n;
@@ -178,6 +213,7 @@ static void acct_free(struct tw_srv_acct *a)
 		return;
 	if (a->fd >= 0)
 		close(a->fd);
+	tw_acct_db_close(a->db);
 	tw_acct_table_free(&a->table);
 	tw_srv_dup_free(&a->dup);
 	free(a);
@@ -324,6 +360,7 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 	uint64_t h;
 	size_t n = 0;
 	unsigned ended = 0;
+	enum tw_acct_result res;
 	int rc;
 
 	if (tw_srv_addr_from_sockaddr(&addr, &port, from) != TW_OK)
@@ -377,7 +414,19 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 		return 0;
 	}
 	count(a, C_REQ + status_index(a->rec.status));
-	(void)tw_acct_table_apply(&a->table, &a->rec, unix_now(), &ended);
+	res = tw_acct_table_apply_ex(&a->table, &a->rec, unix_now(), &ended, &a->ch);
+	/* RFC 2866 §2: answered only once recorded */
+	if (a->db != NULL && tw_acct_db_record(a->db, &a->rec, res, &a->ch, unix_now(),
+					       a->srv->cfg.acct_history_days) != TW_OK) {
+		tw_srv_dup_forget(&a->dup, e);
+		count(a, C_DROP_STORE);
+		if (now_ms - a->last_db_log_ms >= 1000 || a->last_db_log_ms == 0) {
+			a->last_db_log_ms = now_ms;
+			tw_logf(&a->log, TW_LOG_ERROR, "acct-db-error",
+				"msg=\"request not recorded, not answered (the NAS retransmits)\"");
+		}
+		return 0;
+	}
 	if (tw_log_enabled(TW_LOG_DEBUG)) {
 		char ip[48], id[TW_ACCT_ID_MAX + 8];
 
@@ -480,6 +529,50 @@ static void *acct_run(void *arg)
 	}
 	tw_log_flush(&a->log);
 	return NULL;
+}
+
+/* --acct-db: "" the store's path with ".db" replaced by ".acct.db" (or
+ * ".acct.db" added), "off" none. */
+static void db_path(const struct tw_srv_config *c, char *out, size_t max)
+{
+	size_t n = strlen(c->store);
+
+	if (c->acct_db[0] != 0) {
+		snprintf(out, max, "%s", c->acct_db);
+		return;
+	}
+	if (n > 3 && strcmp(c->store + n - 3, ".db") == 0)
+		n -= 3;
+	snprintf(out, max, "%.*s.acct.db", (int)n, c->store);
+}
+
+int tw_srv_acct_db_open(struct tw_srv *srv, char *err, size_t err_len)
+{
+	struct tw_srv_acct *a = srv->acct;
+	char path[TW_SRV_PATH_MAX + 16];
+	uint64_t loaded, skipped;
+	int rc;
+
+	if (a == NULL || strcmp(srv->cfg.acct_db, "off") == 0)
+		return TW_OK;
+	db_path(&srv->cfg, path, sizeof(path));
+	rc = tw_acct_db_open(&a->db, path, err, err_len);
+	if (rc != TW_OK)
+		return rc;
+	if (tw_acct_db_load(a->db, &a->table, srv->cfg.acct_max_sessions, &loaded, &skipped) !=
+	    TW_OK) {
+		snprintf(err, err_len, "%s: cannot read the live sessions", path);
+		return TW_ERR_IO;
+	}
+	{
+		char q[TW_SRV_PATH_MAX + 24];
+
+		tw_log_quote(q, sizeof(q), path);
+		tw_log_always(NULL, TW_LOG_INFO, "acct-db", "file=%s restored=%llu skipped=%llu "
+			      "history_days=%u", q, (unsigned long long)loaded,
+			      (unsigned long long)skipped, srv->cfg.acct_history_days);
+	}
+	return TW_OK;
 }
 
 int tw_srv_acct_start(struct tw_srv *srv)

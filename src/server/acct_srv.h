@@ -23,6 +23,12 @@ struct opt;
  */
 int tw_srv_acct_open(struct tw_srv *srv, char *err, size_t err_len);
 
+/* After the privilege drop (the file is the running user's): opens the
+ * records on disk (--acct-db; acct_db.c) and puts the live sessions they
+ * hold back into the table. TW_OK (also with accounting or --acct-db
+ * off), else TW_ERR_* with err. */
+int tw_srv_acct_db_open(struct tw_srv *srv, char *err, size_t err_len);
+
 /* Starts the thread (twagd-acct). TW_OK, or TW_ERR_NOMEM. */
 int tw_srv_acct_start(struct tw_srv *srv);
 

@@ -364,6 +364,30 @@ static void age_append(struct tw_acct_table *t, uint32_t i)
 	t->tail = i;
 }
 
+/* Into the age list by last_update: after the youngest that is not
+ * younger (from the tail: sessions restored oldest first cost one step). */
+static void age_insert(struct tw_acct_table *t, uint32_t i)
+{
+	struct tw_acct_session *s = &t->s[i];
+	uint32_t after = t->tail;
+
+	while (after != NIL && t->s[after].last_update > s->last_update)
+		after = t->s[after].prev;
+	if (after == t->tail) {
+		age_append(t, i);
+		return;
+	}
+	s->prev = after;
+	if (after == NIL) {
+		s->next = t->head;
+		t->head = i;
+	} else {
+		s->next = t->s[after].next;
+		t->s[after].next = i;
+	}
+	t->s[s->next].prev = i;
+}
+
 static uint32_t find(const struct tw_acct_table *t, const struct tw_acct_key *k, uint64_t h)
 {
 	for (uint32_t i = t->buckets[h & (t->nbuckets - 1)]; i != NIL; i = t->s[i].hnext)
@@ -390,13 +414,17 @@ static void release(struct tw_acct_table *t, uint32_t i)
 }
 
 /* A slot for a new session: a free one, never used, or the oldest. */
-static uint32_t take_slot(struct tw_acct_table *t)
+static uint32_t take_slot(struct tw_acct_table *t, struct tw_acct_change *ch)
 {
 	uint32_t i;
 
 	if (t->free_head == NIL && t->used == t->cap) {
 		/* full: the session updated longest ago goes (the NAS that
 		 * owns it has been silent longest) */
+		if (ch != NULL) {
+			ch->evicted = true;
+			ch->evicted_key = t->s[t->head].r.key;
+		}
 		release(t, t->head);
 		t->st.evicted++;
 	}
@@ -447,11 +475,22 @@ static void merge(struct tw_acct_record *d, const struct tw_acct_record *r)
 enum tw_acct_result tw_acct_table_apply(struct tw_acct_table *t, const struct tw_acct_record *r,
 					uint64_t now, unsigned *ended)
 {
+	return tw_acct_table_apply_ex(t, r, now, ended, NULL);
+}
+
+enum tw_acct_result tw_acct_table_apply_ex(struct tw_acct_table *t,
+					   const struct tw_acct_record *r, uint64_t now,
+					   unsigned *ended, struct tw_acct_change *ch)
+{
 	enum tw_acct_result res;
 	uint64_t h;
 	uint32_t i;
 
 	*ended = 0;
+	if (ch != NULL) {
+		ch->have = false;
+		ch->evicted = false;
+	}
 	pthread_mutex_lock(&t->lock);
 	if (r->status == TW_RADIUS_ACCT_ON || r->status == TW_RADIUS_ACCT_OFF) {
 		/* RFC 2866 §5.1: the NAS (re)started or is going down: none
@@ -477,6 +516,15 @@ enum tw_acct_result tw_acct_table_apply(struct tw_acct_table *t, const struct tw
 			t->st.stops_unknown++;
 			res = TW_ACCT_STOP_UNKNOWN;
 		} else {
+			if (ch != NULL) {
+				/* what the session ends as: the Stop merged in */
+				ch->s = t->s[i];
+				merge(&ch->s.r, r);
+				ch->s.last_update = now;
+				ch->s.updates++;
+				ch->s.last_status = r->status;
+				ch->have = true;
+			}
 			release(t, i);
 			t->st.stopped++;
 			res = TW_ACCT_STOPPED;
@@ -493,9 +541,9 @@ enum tw_acct_result tw_acct_table_apply(struct tw_acct_table *t, const struct tw
 		age_unlink(t, i);
 		age_append(t, i);
 		res = r->status == TW_RADIUS_ACCT_START ? TW_ACCT_RESTARTED : TW_ACCT_UPDATED;
-		goto out;
+		goto out_copy;
 	}
-	i = take_slot(t);
+	i = take_slot(t, ch);
 	{
 		struct tw_acct_session *s = &t->s[i];
 		uint32_t b = (uint32_t)(h & (t->nbuckets - 1));
@@ -524,9 +572,44 @@ enum tw_acct_result tw_acct_table_apply(struct tw_acct_table *t, const struct tw
 			res = TW_ACCT_CREATED;
 		}
 	}
+out_copy:
+	if (ch != NULL) {
+		ch->s = t->s[i];
+		ch->have = true;
+	}
 out:
 	pthread_mutex_unlock(&t->lock);
 	return res;
+}
+
+int tw_acct_table_restore(struct tw_acct_table *t, const struct tw_acct_session *in)
+{
+	uint64_t h;
+	uint32_t i, b;
+	int rc = TW_OK;
+
+	pthread_mutex_lock(&t->lock);
+	h = key_hash(t, &in->r.key);
+	if (find(t, &in->r.key, h) != NIL) {
+		rc = TW_ERR_STATE;
+		goto out;
+	}
+	if (t->free_head == NIL && t->used == t->cap) {
+		rc = TW_ERR_OVERFLOW;
+		goto out;
+	}
+	i = take_slot(t, NULL);
+	b = (uint32_t)(h & (t->nbuckets - 1));
+	t->s[i] = *in;
+	t->s[i].hash = h;
+	t->s[i].used = true;
+	t->s[i].hnext = t->buckets[b];
+	t->buckets[b] = i;
+	age_insert(t, i);
+	t->st.active++;
+out:
+	pthread_mutex_unlock(&t->lock);
+	return rc;
 }
 
 void tw_acct_table_stats(struct tw_acct_table *t, struct tw_acct_stats *out)

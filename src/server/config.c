@@ -87,6 +87,8 @@ static const struct opt opts[] = {
 	/* RADIUS accounting: acct.c reads them (tw_srv_acct_config) */
 	{ "acct-listen", K_SPECIAL, 0, 0, F(acct_listen) },
 	{ "acct-max-sessions", K_SPECIAL, 0, 0, F(acct_max_sessions) },
+	{ "acct-db", K_SPECIAL, 0, 0, F(acct_db) },
+	{ "acct-history-days", K_SPECIAL, 0, 0, F(acct_history_days) },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -120,6 +122,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->methods[2] = TW_SRV_M_SIM;
 	c->n_methods = 3;
 	c->acct_max_sessions = TW_ACCT_DEFAULT_MAX_SESSIONS;
+	c->acct_history_days = TW_ACCT_DEFAULT_HISTORY_DAYS;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,

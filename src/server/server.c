@@ -102,7 +102,10 @@ static const char usage_text[] =
 	"  --version                 print the version and exit\n"
 	"  --acct-listen IP:PORT|off RADIUS accounting address (default: the --listen\n"
 	"                            address, port 1813)\n"
-	"  --acct-max-sessions N     accounting sessions kept (default 65536)\n";
+	"  --acct-max-sessions N     accounting sessions kept (default 65536)\n"
+	"  --acct-db FILE|off        accounting records on disk, SQLite (default: the\n"
+	"                            store's path with .acct.db; off: memory only)\n"
+	"  --acct-history-days N     ended sessions kept in it (default 90, 0: none)\n";
 
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
@@ -823,6 +826,10 @@ int tw_srv_main(int argc, char **argv)
 	}
 	if (tw_srv_store_access(srv->cfg.store, err, sizeof(err)) != TW_OK) {
 		start_failed("store", err);
+		goto out;
+	}
+	if (tw_srv_acct_db_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("acct-db", err);
 		goto out;
 	}
 

@@ -306,4 +306,5 @@ def main():
         d2.stop()
 
 
-T.run_main(main, R)
+if __name__ == "__main__":
+    T.run_main(main, R)

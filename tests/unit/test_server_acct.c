@@ -245,6 +245,75 @@ static void test_bound(void)
 	tw_acct_table_free(&t);
 }
 
+/* tw_acct_table_apply_ex tells what changed (what acct_db.c writes), and
+ * tw_acct_table_restore puts sessions back as they were. */
+static void test_change_restore(void)
+{
+	static struct tw_acct_table t, u;
+	struct tw_acct_change ch;
+	struct tw_acct_session out[20];
+	struct tw_acct_record r;
+	unsigned ended;
+	char id[16];
+
+	if (!CHECK_OK(tw_acct_table_init(&t, 16, seed)) || !CHECK_OK(tw_acct_table_init(&u, 16, seed)))
+		return;
+	r = rec(TW_RADIUS_ACCT_START, "s1", 1, "ap");
+	CHECK(tw_acct_table_apply_ex(&t, &r, 100, &ended, &ch) == TW_ACCT_STARTED);
+	CHECK(ch.have && !ch.evicted && ch.s.start_time == 5000 && ch.s.updates == 1);
+	r = rec(TW_RADIUS_ACCT_INTERIM_UPDATE, "s1", 1, "ap");
+	r.flags = TW_ACCT_F_IN_OCTETS | TW_ACCT_F_OUT_OCTETS;
+	r.in_octets = 10;
+	r.out_octets = 20;
+	CHECK(tw_acct_table_apply_ex(&t, &r, 200, &ended, &ch) == TW_ACCT_UPDATED);
+	CHECK(ch.have && ch.s.r.in_octets == 10 && ch.s.last_update == 200 && ch.s.updates == 2);
+	/* a Stop: the session as it ended, the Stop merged in */
+	r = rec(TW_RADIUS_ACCT_STOP, "s1", 1, "ap");
+	r.flags = TW_ACCT_F_IN_OCTETS;
+	r.in_octets = 30;
+	CHECK(tw_acct_table_apply_ex(&t, &r, 300, &ended, &ch) == TW_ACCT_STOPPED);
+	CHECK(ch.have && ch.s.r.in_octets == 30 && ch.s.r.out_octets == 20 &&
+	      ch.s.last_status == TW_RADIUS_ACCT_STOP && ch.s.start_time == 5000);
+	CHECK(tw_acct_table_apply_ex(&t, &r, 301, &ended, &ch) == TW_ACCT_STOP_UNKNOWN);
+	CHECK(!ch.have && !ch.evicted);
+	/* full: the 17th names the one evicted, the oldest */
+	for (int i = 0; i < 17; i++) {
+		snprintf(id, sizeof(id), "e%d", i);
+		r = rec(TW_RADIUS_ACCT_START, id, 1, "ap");
+		(void)tw_acct_table_apply_ex(&t, &r, 400 + (uint64_t)i, &ended, &ch);
+		CHECK(ch.evicted == (i == 16));
+	}
+	CHECK(ch.evicted_key.id_len == 2 && memcmp(ch.evicted_key.id, "e0", 2) == 0);
+	/* every live session copied into u as it is */
+	{
+		uint32_t cur = 0;
+		size_t n = 0, k;
+
+		while ((k = tw_acct_table_list(&t, &cur, out + n, 20 - n)) > 0)
+			n += k;
+		CHECK(n == 16);
+		for (size_t i = 0; i < n; i++)
+			CHECK_OK(tw_acct_table_restore(&u, &out[i]));
+		CHECK(tw_acct_table_restore(&u, &out[0]) == TW_ERR_STATE);
+		r = rec(TW_RADIUS_ACCT_START, "other", 1, "ap");
+		{
+			struct tw_acct_session extra = out[0];
+
+			extra.r = r;
+			CHECK(tw_acct_table_restore(&u, &extra) == TW_ERR_OVERFLOW);
+		}
+		CHECK(tw_acct_table_find(&u, (const uint8_t *)"e16", 3, out, 20) == 1);
+		CHECK(out[0].last_update == 416 && out[0].updates == 1);
+		/* the restored table goes on as the first would: e1 is the
+		 * oldest, evicted by the next start */
+		r = rec(TW_RADIUS_ACCT_START, "new", 1, "ap");
+		(void)tw_acct_table_apply_ex(&u, &r, 999, &ended, &ch);
+		CHECK(ch.evicted && ch.evicted_key.id_len == 2 && memcmp(ch.evicted_key.id, "e1", 2) == 0);
+	}
+	tw_acct_table_free(&t);
+	tw_acct_table_free(&u);
+}
+
 static void test_mask(void)
 {
 	static const struct {
@@ -278,6 +347,7 @@ void test_main(void)
 {
 	test_parse();
 	test_life_cycle();
+	test_change_restore();
 	test_bound();
 	test_mask();
 }
