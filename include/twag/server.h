@@ -220,6 +220,7 @@ struct tw_srv_config {
 	 * none; days an ended session is kept */
 	char acct_db[TW_SRV_PATH_MAX];
 	unsigned acct_history_days;
+	unsigned acct_interim_interval;  /* s, in Access-Accepts (0: none) */
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -165,6 +165,23 @@ int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,
 		snprintf(c->acct_db, sizeof(c->acct_db), "%s", v);
 		return TW_OK;
 	}
+	if (strcmp(name, "acct-interim-interval") == 0) {
+		/* RFC 2869 §5.16: SHOULD NOT be under 60 s; 0 sends none */
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (*v == 0 || *v == '-' || *v == '+' || *end != 0 || errno != 0 ||
+		    (n != 0 && (n < 60 || n > 86400))) {
+			snprintf(err, err_len,
+				 "%s: acct-interim-interval must be 0 or 60..86400 (RFC 2869 §5.16)",
+				 where);
+			return TW_ERR_INVAL;
+		}
+		c->acct_interim_interval = (unsigned)n;
+		return TW_OK;
+	}
 	if (strcmp(name, "acct-max-sessions") == 0 || strcmp(name, "acct-history-days") == 0) {
 		bool days = name[5] == 'h';
 		unsigned long lo = days ? 0 : TW_ACCT_MIN_SESSIONS,

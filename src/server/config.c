@@ -89,6 +89,7 @@ static const struct opt opts[] = {
 	{ "acct-max-sessions", K_SPECIAL, 0, 0, F(acct_max_sessions) },
 	{ "acct-db", K_SPECIAL, 0, 0, F(acct_db) },
 	{ "acct-history-days", K_SPECIAL, 0, 0, F(acct_history_days) },
+	{ "acct-interim-interval", K_SPECIAL, 0, 0, F(acct_interim_interval) },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };

@@ -105,7 +105,9 @@ static const char usage_text[] =
 	"  --acct-max-sessions N     accounting sessions kept (default 65536)\n"
 	"  --acct-db FILE|off        accounting records on disk, SQLite (default: the\n"
 	"                            store's path with .acct.db; off: memory only)\n"
-	"  --acct-history-days N     ended sessions kept in it (default 90, 0: none)\n";
+	"  --acct-history-days N     ended sessions kept in it (default 90, 0: none)\n"
+	"  --acct-interim-interval S Acct-Interim-Interval in Access-Accepts (60..86400;\n"
+	"                            default 0: none, the NAS's own setting)\n";
 
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {

@@ -445,7 +445,7 @@ static size_t reply_challenge(struct tw_srv_req *r, struct tw_srv_session *s,
 /* Access-Accept (RFC 2865 §4.2, RFC 3579 §2.6.3): EAP-Success, the MSK as
  * MS-MPPE-Recv-Key (MSK[0..31]) and MS-MPPE-Send-Key (MSK[32..63]),
  * salt-encrypted (RFC 2548 §2.4.2/§2.4.3), User-Name, Session-Timeout,
- * Class. */
+ * Acct-Interim-Interval, Class. */
 static size_t reply_accept(struct tw_srv_req *r, struct tw_srv_session *s, const uint8_t *eap,
 			   size_t eap_len)
 {
@@ -486,6 +486,10 @@ static size_t reply_accept(struct tw_srv_req *r, struct tw_srv_session *s, const
 	if (r->srv->cfg.reply_session_timeout > 0)
 		tw_radius_add_u32(&b, TW_RADIUS_SESSION_TIMEOUT,
 				  r->srv->cfg.reply_session_timeout);
+	/* RFC 2869 §5.16: how often the NAS sends Interim-Updates */
+	if (r->srv->cfg.acct_interim_interval > 0)
+		tw_radius_add_u32(&b, TW_RADIUS_ACCT_INTERIM_INTERVAL,
+				  r->srv->cfg.acct_interim_interval);
 	tw_radius_add(&b, TW_RADIUS_CLASS, cls, 5 + 16);
 	n = finish(r, &b);
 out:

@@ -154,5 +154,22 @@ def main():
     R.check(bad.returncode == 2 and "acct-history-days must be an integer" in bad.stderr,
             "--acct-history-days -1 refused", bad.stderr)
 
+    # --acct-interim-interval: RFC 2869 §5.16 in every Access-Accept
+    imsi, card = T.new_usim(db2, amf="0000")
+    d4 = A.AcctTwagd(w2, db2, secret=A.SEC, threads=1, extra=["--acct-interim-interval", "300"])
+    if R.check(d4.start(), "twagd --acct-interim-interval 300 starts", d4.log_text()):
+        r = T.eapol_test(d4, "aka-prime", T.nai(6, imsi), card)
+        accepts = [a for c, a in T.eapol_radius_replies(r.output) if c == T.ACCESS_ACCEPT]
+        R.check(r.success and len(accepts) == 1 and
+                [v for t, v in accepts[0] if t == 85] == ["300"],
+                "the Access-Accept carries Acct-Interim-Interval 300", str(accepts))
+        d4.stop()
+    for v in ("59", "86401", "x"):
+        bad = subprocess.run([T.TWAGD, "--store", f"sqlite:{db2}", "--client", "127.0.0.1=x",
+                              "--acct-interim-interval", v], capture_output=True, text=True,
+                             timeout=10)
+        R.check(bad.returncode == 2 and "acct-interim-interval must be 0 or 60..86400" in bad.stderr,
+                f"--acct-interim-interval {v} refused", bad.stderr)
+
 
 T.run_main(main, R)
