@@ -532,16 +532,23 @@ static int write_pid(const char *path)
 	/* O_NOFOLLOW: a symlink planted where the pid file goes (a shared
 	 * run directory) must not make a privileged twagd truncate its
 	 * target */
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 
+	errno = fd < 0 ? errno : 0;
 	if (fd < 0)
 		return TW_ERR_IO;
 	if (write(fd, buf, (size_t)n) != n) {
+		/* errno as the write left it (a short write: ENOSPC), for the
+		 * caller's message: close must not change it */
+		int e = errno != 0 ? errno : ENOSPC;
+
 		close(fd);
+		errno = e;
 		return TW_ERR_IO;
 	}
-	close(fd);
+	if (close(fd) != 0)
+		return TW_ERR_IO;
 	return TW_OK;
 }
 
