@@ -243,6 +243,20 @@ void tw_radius_add_u32(struct tw_radius_builder *b, uint8_t type, uint32_t v);
 void tw_radius_add_eap(struct tw_radius_builder *b, const uint8_t *eap, size_t len);
 
 /*
+ * Finishes a reply for a RADIUS/1.1 connection (RFC 9765: RADIUS over TLS
+ * with ALPN "radius/1.1", no MD5 and no shared secret): Length set; the
+ * Message-Authenticator (if _init put one) left out; MS-MPPE keys put by
+ * tw_radius_add_mppe_keys_later sent as plain strings of their 32 octets
+ * (no Salt, no length octet, no padding: the TLS connection protects
+ * them); the Authenticator field = the request's 4-octet Token, then 12
+ * zero octets (Reserved-2). The Identifier stays what _init was given
+ * (the request's). Keys added already encrypted cannot be turned back:
+ * use _later. TW_OK with *out_len, or the builder's error (keys wiped).
+ */
+TW_MUST_CHECK int tw_radius_finish_v11(struct tw_radius_builder *b,
+				       const uint8_t token[static 4], size_t *out_len);
+
+/*
  * Adds MS-MPPE-Recv-Key = msk[0..31] and MS-MPPE-Send-Key = msk[32..63]
  * (RFC 3748/RFC 5247 convention used by APs and eapol_test) as
  * Vendor-Specific attributes, each salt-encrypted per RFC 2548 §2.4.2/

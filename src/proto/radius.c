@@ -883,6 +883,62 @@ int tw_radius_finish_response_ctx(struct tw_radius_builder *b,
 	return finish_response(b, &k, out_len);
 }
 
+int tw_radius_finish_v11(struct tw_radius_builder *b, const uint8_t token[static 4],
+			 size_t *out_len)
+{
+	size_t in, out, old_len;
+	int err;
+
+	if (token == NULL)
+		return TW_ERR_INVAL;
+	err = finish_common(b, true, out_len);
+	if (err != TW_OK)
+		return err;
+	/* the attributes again, in place (they only shrink): no
+	 * Message-Authenticator, the MS-MPPE keys left in the clear by
+	 * _later as plain strings of their 32 octets */
+	old_len = b->len;
+	for (in = out = TW_RADIUS_HDR_LEN; in + 2 <= old_len;) {
+		size_t alen = b->buf[in + 1];
+		bool mppe = false;
+
+		if (alen < 2 || in + alen > old_len)
+			break; /* not reached: the builder wrote them */
+		if (b->msg_auth_off != 0 && in + 2 == b->msg_auth_off) {
+			in += alen;
+			continue;
+		}
+		for (unsigned i = 0; i < b->mppe_n; i++)
+			mppe = mppe || b->mppe_off[i] == in + 8;
+		if (mppe) {
+			uint8_t *a = b->buf + out;
+
+			/* Type, Length, Vendor-Id, Vendor-Type as they are */
+			memmove(a, b->buf + in, 2 + 4 + 1);
+			a[1] = (uint8_t)(2 + 4 + 2 + TW_RADIUS_MPPE_KEY_LEN);
+			a[7] = (uint8_t)(2 + TW_RADIUS_MPPE_KEY_LEN);
+			memmove(a + 8, b->buf + in + 8 + MPPE_SALT_LEN + 1, TW_RADIUS_MPPE_KEY_LEN);
+			out += 2 + 4 + 2 + TW_RADIUS_MPPE_KEY_LEN;
+			in += alen;
+			continue;
+		}
+		memmove(b->buf + out, b->buf + in, alen);
+		out += alen;
+		in += alen;
+	}
+	/* what is left behind the new end held keys */
+	tw_wipe(b->buf + out, old_len - out);
+	b->mppe_n = 0;
+	b->msg_auth_off = 0;
+	b->len = out;
+	tw_store_be16(b->buf + 2, (uint16_t)out);
+	memcpy(b->buf + 4, token, 4);
+	memset(b->buf + 8, 0, TW_RADIUS_AUTH_LEN - 4);
+	*out_len = out;
+	b->err = TW_ERR_STATE;
+	return TW_OK;
+}
+
 int tw_radius_finish_request(struct tw_radius_builder *b, const uint8_t *secret,
 			     size_t secret_len, size_t *out_len)
 {

@@ -152,6 +152,10 @@ struct tw_srv_worker {
 	 * which builds them; parked_now: the request just handled was) */
 	bool park_ok, parked_now;
 	bool dbg_done;                /* the request handled was debugged */
+	/* the requests are RADIUS/1.1 (RFC 9765, a RadSec connection that
+	 * negotiated ALPN "radius/1.1"): no Message-Authenticator checked
+	 * or sent, replies finished by tw_radius_finish_v11 */
+	bool v11;
 	int n_park;
 	struct tw_srv_park park[TW_SRV_BATCH];
 	/* scratch of one request */

@@ -382,6 +382,15 @@ static size_t finish(struct tw_srv_req *r, struct tw_radius_builder *b)
 	struct tw_srv_worker *w = r->w;
 	size_t n = 0;
 
+	/* RFC 9765 (RADIUS/1.1 over TLS): no MD5, the request's Token */
+	if (w->v11) {
+		if (tw_radius_finish_v11(b, r->p->authenticator, &n) != TW_OK) {
+			LOGR(r, TW_LOG_ERROR, "internal-error", "what=build-reply client=%s",
+			     ip_of(r));
+			return 0;
+		}
+		return n;
+	}
 	/* in the worker loop: signed with the rest of the batch
 	 * (sign_batch), the same octets */
 	if (w->defer_sign && b->err == TW_OK && w->n_pend < TW_SRV_BATCH) {
@@ -838,8 +847,11 @@ static size_t handle_one(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 	if (r.p->code == TW_RADIUS_ACCESS_REQUEST)
 		count(&r, TW_C_REQUESTS);
 	/* RFC 3579 §3.2, RFC 5997 §3: Message-Authenticator checked before
-	 * anything else: a request without a valid one leaves no trace */
-	if ((have_pre ? w->pre_rc : tw_radius_verify_request_ctx(r.p, &r.client->key)) != TW_OK) {
+	 * anything else: a request without a valid one leaves no trace.
+	 * RADIUS/1.1 (w->v11, RFC 9765): TLS authenticates the packets,
+	 * a Message-Authenticator is ignored */
+	if (!w->v11 &&
+	    (have_pre ? w->pre_rc : tw_radius_verify_request_ctx(r.p, &r.client->key)) != TW_OK) {
 		count(&r, TW_C_BAD_AUTH);
 		LOGR(&r, TW_LOG_DEBUG, "drop", "reason=bad-message-authenticator client=%s",
 			ip_of(&r));
