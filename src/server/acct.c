@@ -104,9 +104,9 @@ struct tw_srv_acct {
 
 static void count(struct tw_srv_acct *a, unsigned c)
 {
-	/* one writer (this thread): a relaxed load and store */
-	atomic_store_explicit(&a->ctr[c], atomic_load_explicit(&a->ctr[c], memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	/* two writers (this thread and RadSec's, tw_srv_acct_stream): an
+	 * atomic add, a few per session per interim interval */
+	atomic_fetch_add_explicit(&a->ctr[c], 1, memory_order_relaxed);
 }
 
 static unsigned status_index(uint32_t st)
@@ -397,6 +397,51 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 		return 0;
 	}
 	tw_srv_dup_done(&a->dup, e, a->tx, n, now_ms);
+	return n;
+}
+
+size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
+			  const struct tw_srv_addr *from, const uint8_t *in, size_t len,
+			  uint8_t out[static TW_RADIUS_MAX_LEN])
+{
+	struct tw_srv_acct *a = srv->acct;
+	struct tw_radius_pkt p;
+	struct tw_acct_record rec;
+	struct tw_radius_builder b;
+	unsigned ended = 0;
+	size_t n = 0;
+	int rc;
+
+	/* steps 2-4 and 6 of the datagram path (the header comment); no
+	 * duplicate cache: a stream has no retransmissions (RFC 6613 §2.6.1) */
+	if (a == NULL || client == NULL)
+		return 0;
+	if (len > TW_RADIUS_MAX_LEN || tw_radius_decode(&p, in, len) != TW_OK ||
+	    p.code != TW_RADIUS_ACCOUNTING_REQUEST) {
+		count(a, C_DROP_MALFORMED);
+		return 0;
+	}
+	if (!tw_radius_acct_authenticator_ok(&p, &client->key)) {
+		count(a, C_DROP_BAD_AUTH);
+		return 0;
+	}
+	if (!tw_radius_acct_msg_auth_ok(&p, &client->key)) {
+		count(a, C_DROP_BAD_MSG_AUTH);
+		return 0;
+	}
+	rc = tw_acct_record_parse(&rec, &p, from, unix_now());
+	if (rc != TW_OK) {
+		count(a, rc == TW_ERR_NOTFOUND ? C_DROP_MISSING
+			 : rc == TW_ERR_LENGTH ? C_DROP_TOO_LONG : C_DROP_MALFORMED);
+		return 0;
+	}
+	count(a, C_REQ + status_index(rec.status));
+	(void)tw_acct_table_apply(&a->table, &rec, unix_now(), &ended);
+	tw_radius_build_init(&b, out, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCOUNTING_RESPONSE, p.id,
+			     p.authenticator, false);
+	if (tw_radius_finish_response_ctx(&b, &client->key, &n) != TW_OK)
+		return 0;
+	count(a, C_RESPONSES);
 	return n;
 }
 

@@ -191,6 +191,7 @@ struct tw_srv {
 	char **argv;
 	struct tw_srv_notify notify;
 	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
+	struct tw_srv_radsec *radsec;   /* RADIUS over TLS (radsec.c), NULL: off */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
