@@ -396,8 +396,14 @@ static SSL_CTX *make_ctx(const struct tw_srv_config *c, const char *ca, char *er
 		goto fail;
 	}
 	if (SSL_CTX_use_PrivateKey_file(ctx, c->tls_key, SSL_FILETYPE_PEM) != 1) {
+		bool mismatch = ERR_GET_REASON(ERR_peek_last_error()) == X509_R_KEY_VALUES_MISMATCH;
+
 		ssl_err_text(why, sizeof(why));
-		snprintf(err, err_len, "--tls-key %s: %s", c->tls_key, why);
+		if (mismatch)
+			snprintf(err, err_len, "--tls-key %s: not the key of --tls-cert %s", c->tls_key,
+				 c->tls_cert);
+		else
+			snprintf(err, err_len, "--tls-key %s: %s", c->tls_key, why);
 		goto fail;
 	}
 	if (SSL_CTX_check_private_key(ctx) != 1) {
