@@ -40,7 +40,8 @@
  * at its idle deadline.
  *
  * RADIUS/1.1 (RFC 9765, ALPN "radius/1.1") is not offered: no ALPN is
- * negotiated, which RFC 9765 §3.2 has a client take as RADIUS/TLS.
+ * negotiated, which a RADIUS/1.1 client that also allows RADIUS/TLS
+ * takes as RADIUS/TLS (docs/twagd.md says why it is left out).
  *
  * The duplicate cache of the packet path keys requests by source port,
  * Identifier and Request Authenticator: on TCP each connection has its

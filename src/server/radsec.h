@@ -1,7 +1,8 @@
 /*
  * twag — twagd internal: RADIUS over TLS (RFC 6614, May 2012; its radext
- * revision draft-ietf-radext-tls-psk/"RFC 6614bis" keeps the framing and
- * the "radsec" secret): the stream framer (radsec_frame.c, pure, fuzzed)
+ * revision draft-ietf-radext-radiusdtls-bis, "RFC 6614bis", keeps the
+ * framing and the "radsec" secret): the stream framer (radsec_frame.c,
+ * pure, fuzzed)
  * and the RadSec thread (radsec.c) as server.c opens, starts, reloads and
  * stops it.
  */

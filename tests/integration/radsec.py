@@ -233,6 +233,20 @@ def main():
     r = sh(base + bad + ["--check-config"])
     R.check(r.returncode == 1 and b"none.pem" in r.stdout,
             "--check-config: a missing CA file is a problem", r.stdout.decode())
+    # the file form: radsec-client = PREFIX ca=FILE [name=NAME]
+    cf = os.path.join(work, "twagd.conf")
+    with open(cf, "w") as f:
+        f.write(f"radsec-listen = 127.0.0.1:{p4}\ntls-cert = {work}/server.pem\n"
+                f"tls-key = {work}/server.key\n"
+                f"radsec-client = 127.0.0.0/8 ca={work}/ca.pem name=ap1.test\n")
+    r = sh(base + ["--check-config", cf])
+    R.check(r.returncode == 0, "--check-config FILE: radsec-client = PREFIX ca=FILE name=NAME",
+            r.stdout.decode())
+    with open(cf, "a") as f:
+        f.write("radsec-client = 10.0.0.0/8 name=x\n")
+    r = sh(base + ["--check-config", cf])
+    R.check(r.returncode == 1 and b"ca=FILE is needed" in r.stdout,
+            "--check-config FILE: a radsec-client without ca= is a problem", r.stdout.decode())
     r = sh(base + ["--radsec-listen", f"127.0.0.1:{p4}", "--check-config"])
     R.check(r.returncode == 1 and b"--tls-cert" in r.stdout and b"--radsec-client" in r.stdout,
             "--check-config: --radsec-listen without certificate and clients is refused",
