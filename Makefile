@@ -25,7 +25,7 @@ CFLAGS := -std=c11 $(OPT) -g $(WARN) $(HARDEN) -fPIC
 # resolver running on the packet path, which saves every vector register
 # (the lanes' keys among them) to the caller's stack
 LDFLAGS := -Wl,-z,relro,-z,now
-LDLIBS := -lsqlite3 -lcrypto -lpthread
+LDLIBS := -lsqlite3 -lssl -lcrypto -lpthread
 
 ifneq ($(SANITIZER),)
 CFLAGS += -fsanitize=$(SANITIZER) -fno-omit-frame-pointer -fno-sanitize-recover=all

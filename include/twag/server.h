@@ -221,6 +221,22 @@ struct tw_srv_config {
 	char acct_db[TW_SRV_PATH_MAX];
 	unsigned acct_history_days;
 	unsigned acct_interim_interval;  /* s, in Access-Accepts (0: none) */
+	/* RADIUS over TLS (src/server/radsec.c; RFC 6614): the listen
+	 * addresses ("" off; several separated by ' '), the server's
+	 * certificate chain and key (PEM), the idle timeout (s) and the
+	 * connection bound; the clients (networks, with the shared secret
+	 * "radsec", RFC 6614 §2.3) and for radsec_clients.v[i] the CA file
+	 * its certificate must verify against and the name it must carry
+	 * (radsec_peers[i]) */
+	char radsec_listen[512];
+	char tls_cert[TW_SRV_PATH_MAX], tls_key[TW_SRV_PATH_MAX];
+	unsigned radsec_idle_timeout, radsec_max_conns;
+	struct tw_srv_clients radsec_clients;
+	struct tw_srv_radsec_peer {
+		char ca[TW_SRV_PATH_MAX];
+		char name[256];           /* "" : any name the CA vouches for */
+	} *radsec_peers;
+	size_t radsec_peers_cap;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

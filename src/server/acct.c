@@ -100,7 +100,7 @@ struct tw_srv_acct {
 	struct tw_radius_pkt pkt;
 	struct tw_acct_record rec;
 	struct tw_acct_db *db;          /* --acct-db (acct_db.c), NULL: memory only */
-	struct tw_acct_change ch;
+	pthread_mutex_t db_lock;        /* record(): the table step and db in turn */
 	uint64_t last_db_log_ms;        /* rate limit of event=acct-db-error */
 	uint8_t rx[TW_RADIUS_MAX_LEN + 1];
 	uint8_t tx[TW_RADIUS_MAX_LEN];
@@ -110,9 +110,9 @@ struct tw_srv_acct {
 
 static void count(struct tw_srv_acct *a, unsigned c)
 {
-	/* one writer (this thread): a relaxed load and store */
-	atomic_store_explicit(&a->ctr[c], atomic_load_explicit(&a->ctr[c], memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	/* two writers (this thread and RadSec's, tw_srv_acct_stream): an
+	 * atomic add, a few per session per interim interval */
+	atomic_fetch_add_explicit(&a->ctr[c], 1, memory_order_relaxed);
 }
 
 static unsigned status_index(uint32_t st)
@@ -231,6 +231,7 @@ static void acct_free(struct tw_srv_acct *a)
 	if (a->fd >= 0)
 		close(a->fd);
 	tw_acct_db_close(a->db);
+	pthread_mutex_destroy(&a->db_lock);
 	tw_acct_table_free(&a->table);
 	tw_srv_dup_free(&a->dup);
 	free(a);
@@ -277,6 +278,7 @@ int tw_srv_acct_open(struct tw_srv *srv, char *err, size_t err_len)
 		return TW_ERR_NOMEM;
 	}
 	a->srv = srv;
+	pthread_mutex_init(&a->db_lock, NULL);
 	a->fd = socket(ss.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (a->fd < 0) {
 		snprintf(err, err_len, "socket: %s", strerror(errno));
@@ -364,6 +366,36 @@ static void id_text(char *out, size_t max, const struct tw_acct_key *k)
 }
 
 /* The Accounting-Response (RFC 2866 §4.2), or 0. */
+/*
+ * A parsed request into the table and (--acct-db) onto disk, in one
+ * transaction: false when it could not be recorded (RFC 2866 §2: then it
+ * is not answered; the NAS retransmits). The accounting thread and the
+ * RadSec thread both record: the file's connection is taken in turn.
+ */
+static bool record(struct tw_srv_acct *a, const struct tw_acct_record *r, unsigned *ended,
+		   struct tw_log_buf *log, uint64_t now_ms)
+{
+	struct tw_acct_change ch;
+	enum tw_acct_result res;
+	bool ok = true;
+
+	pthread_mutex_lock(&a->db_lock);
+	res = tw_acct_table_apply_ex(&a->table, r, unix_now(), ended, &ch);
+	if (a->db != NULL && tw_acct_db_record(a->db, r, res, &ch, unix_now(),
+					       a->srv->cfg.acct_history_days) != TW_OK) {
+		ok = false;
+		count(a, C_DROP_STORE);
+		if (now_ms - a->last_db_log_ms >= 1000 || a->last_db_log_ms == 0) {
+			a->last_db_log_ms = now_ms;
+			tw_logf(log, TW_LOG_ERROR, "acct-db-error",
+				"msg=\"request not recorded, not answered (the NAS retransmits)\"");
+		}
+	}
+	pthread_mutex_unlock(&a->db_lock);
+	tw_wipe(&ch, sizeof(ch));
+	return ok;
+}
+
 static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *from,
 		     uint64_t now_ms)
 {
@@ -377,7 +409,6 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 	uint64_t h;
 	size_t n = 0;
 	unsigned ended = 0;
-	enum tw_acct_result res;
 	int rc;
 
 	if (tw_srv_addr_from_sockaddr(&addr, &port, from) != TW_OK)
@@ -431,17 +462,8 @@ static size_t handle(struct tw_srv_acct *a, size_t len, const struct sockaddr *f
 		return 0;
 	}
 	count(a, C_REQ + status_index(a->rec.status));
-	res = tw_acct_table_apply_ex(&a->table, &a->rec, unix_now(), &ended, &a->ch);
-	/* RFC 2866 §2: answered only once recorded */
-	if (a->db != NULL && tw_acct_db_record(a->db, &a->rec, res, &a->ch, unix_now(),
-					       a->srv->cfg.acct_history_days) != TW_OK) {
+	if (!record(a, &a->rec, &ended, &a->log, now_ms)) {
 		tw_srv_dup_forget(&a->dup, e);
-		count(a, C_DROP_STORE);
-		if (now_ms - a->last_db_log_ms >= 1000 || a->last_db_log_ms == 0) {
-			a->last_db_log_ms = now_ms;
-			tw_logf(&a->log, TW_LOG_ERROR, "acct-db-error",
-				"msg=\"request not recorded, not answered (the NAS retransmits)\"");
-		}
 		return 0;
 	}
 	if (tw_log_enabled(TW_LOG_DEBUG)) {
@@ -485,6 +507,52 @@ static void debug_exchange(struct tw_srv_acct *a, size_t got, const struct socka
 	else
 		tw_log_always(&a->log, TW_LOG_DEBUG, "debug-packet",
 			      "dir=out client=%s msg=\"no reply (silently discarded)\"", ip);
+}
+
+size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
+			  const struct tw_srv_addr *from, const uint8_t *in, size_t len,
+			  uint8_t out[static TW_RADIUS_MAX_LEN])
+{
+	struct tw_srv_acct *a = srv->acct;
+	struct tw_radius_pkt p;
+	struct tw_acct_record rec;
+	struct tw_radius_builder b;
+	unsigned ended = 0;
+	size_t n = 0;
+	int rc;
+
+	/* steps 2-4 and 6 of the datagram path (the header comment); no
+	 * duplicate cache: a stream has no retransmissions (RFC 6613 §2.6.1) */
+	if (a == NULL || client == NULL)
+		return 0;
+	if (len > TW_RADIUS_MAX_LEN || tw_radius_decode(&p, in, len) != TW_OK ||
+	    p.code != TW_RADIUS_ACCOUNTING_REQUEST) {
+		count(a, C_DROP_MALFORMED);
+		return 0;
+	}
+	if (!tw_radius_acct_authenticator_ok(&p, &client->key)) {
+		count(a, C_DROP_BAD_AUTH);
+		return 0;
+	}
+	if (!tw_radius_acct_msg_auth_ok(&p, &client->key)) {
+		count(a, C_DROP_BAD_MSG_AUTH);
+		return 0;
+	}
+	rc = tw_acct_record_parse(&rec, &p, from, unix_now());
+	if (rc != TW_OK) {
+		count(a, rc == TW_ERR_NOTFOUND ? C_DROP_MISSING
+			 : rc == TW_ERR_LENGTH ? C_DROP_TOO_LONG : C_DROP_MALFORMED);
+		return 0;
+	}
+	count(a, C_REQ + status_index(rec.status));
+	if (!record(a, &rec, &ended, NULL, tw_srv_now_ms()))
+		return 0;
+	tw_radius_build_init(&b, out, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCOUNTING_RESPONSE, p.id,
+			     p.authenticator, false);
+	if (tw_radius_finish_response_ctx(&b, &client->key, &n) != TW_OK)
+		return 0;
+	count(a, C_RESPONSES);
+	return n;
 }
 
 static void *acct_run(void *arg)

@@ -48,6 +48,19 @@ size_t tw_srv_acct_metrics(struct tw_srv *srv, char *buf, size_t max);
  * when req is for another path. */
 bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t deadline);
 
+/*
+ * An Accounting-Request that came over RADIUS/TLS (radsec.c) from client
+ * (its address from): checked and recorded as a datagram would be, but
+ * without the duplicate cache; the Accounting-Response written to out.
+ * Returns its length, or 0 when the request is discarded (counted) or
+ * accounting is off.
+ */
+struct tw_srv_client;
+struct tw_srv_addr;
+size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
+			  const struct tw_srv_addr *from, const uint8_t *in, size_t len,
+			  uint8_t out[static 4096]);
+
 /* The accounting options (names beginning "acct-") of config.c. */
 int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,
 		       const char *where, char *err, size_t err_len);

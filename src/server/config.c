@@ -21,6 +21,7 @@
 #include "twag/server.h"
 
 #include "acct_srv.h"
+#include "radsec.h"
 
 enum opt_kind { K_STR, K_UINT, K_FLAG, K_CLIENT, K_SPECIAL };
 
@@ -90,6 +91,15 @@ static const struct opt opts[] = {
 	{ "acct-db", K_SPECIAL, 0, 0, F(acct_db) },
 	{ "acct-history-days", K_SPECIAL, 0, 0, F(acct_history_days) },
 	{ "acct-interim-interval", K_SPECIAL, 0, 0, F(acct_interim_interval) },
+	/* RADIUS over TLS: radsec.c reads them (tw_srv_radsec_config). The
+	 * certificate, key and clients are applied on SIGHUP (no field: not
+	 * "pending"); the listeners and the connection table at a start. */
+	{ "radsec-listen", K_SPECIAL, 0, 0, F(radsec_listen) },
+	{ "radsec-client", K_SPECIAL, 0, 0, 0, 0 },
+	{ "tls-cert", K_SPECIAL, 0, 0, 0, 0 },
+	{ "tls-key", K_SPECIAL, 0, 0, 0, 0 },
+	{ "radsec-idle-timeout", K_SPECIAL, 0, 0, F(radsec_idle_timeout) },
+	{ "radsec-max-connections", K_SPECIAL, 0, 0, F(radsec_max_conns) },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -124,6 +134,8 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->n_methods = 3;
 	c->acct_max_sessions = TW_ACCT_DEFAULT_MAX_SESSIONS;
 	c->acct_history_days = TW_ACCT_DEFAULT_HISTORY_DAYS;
+	c->radsec_idle_timeout = TW_SRV_RADSEC_DEFAULT_IDLE;
+	c->radsec_max_conns = TW_SRV_RADSEC_DEFAULT_MAX_CONNS;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
@@ -379,6 +391,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 	}
 	if (strncmp(o->name, "acct-", 5) == 0)
 		return tw_srv_acct_config(c, o->name, v, where, err, err_len);
+	if (strncmp(o->name, "radsec-", 7) == 0 || strncmp(o->name, "tls-", 4) == 0)
+		return tw_srv_radsec_config(c, o->name, v, cmdline, where, err, err_len);
 	if (strcmp(o->name, "listen") == 0 || strcmp(o->name, "metrics") == 0) {
 		bool listen = o->name[0] == 'l';
 
@@ -730,6 +744,24 @@ static int walk_args(struct tw_srv_config *c, int argc, char **argv, int pass,
 	return rc;
 }
 
+/* The problems of tw_srv_radsec_config_check: each one noted when
+ * checking, else the first kept in err. */
+struct radsec_say {
+	struct tw_srv_check *ck;
+	char *err;
+	size_t err_len;
+	unsigned n;
+};
+
+static void radsec_said(void *arg, const char *problem)
+{
+	struct radsec_say *rs = arg;
+
+	if (rs->n++ == 0 || rs->ck != NULL)
+		snprintf(rs->err, rs->err_len, "%s", problem);
+	noted(rs->ck, problem);
+}
+
 static int load(struct tw_srv_config *c, int argc, char **argv, struct tw_srv_check *ck,
 		char *err, size_t err_len)
 {
@@ -756,11 +788,21 @@ static int load(struct tw_srv_config *c, int argc, char **argv, struct tw_srv_ch
 			return TW_ERR_INVAL;
 		bad = TW_ERR_INVAL;
 	}
-	if (c->clients.n == 0) {
+	if (c->clients.n == 0 && c->radsec_clients.n == 0) {
 		snprintf(err, err_len, "--client: at least one IP[/PREFIX]=SECRET is needed");
 		if (!noted(ck, err))
 			return TW_ERR_INVAL;
 		bad = TW_ERR_INVAL;
+	}
+	{
+		/* --radsec-listen without what it needs */
+		struct radsec_say rs = { ck, err, err_len, 0 };
+
+		if (tw_srv_radsec_config_check(c, radsec_said, &rs) > 0) {
+			if (ck == NULL)
+				return TW_ERR_INVAL;
+			bad = TW_ERR_INVAL;
+		}
 	}
 	return bad;
 }
@@ -841,4 +883,5 @@ int tw_srv_config_reload_clients(const struct tw_srv_config *c,
 void tw_srv_config_free(struct tw_srv_config *c)
 {
 	tw_srv_clients_free(&c->clients);
+	tw_srv_radsec_config_free(c);
 }

@@ -42,6 +42,7 @@
 #include "twag/version.h"
 
 #include "acct_srv.h"
+#include "radsec.h"
 #include "srv.h"
 
 enum {
@@ -107,7 +108,16 @@ static const char usage_text[] =
 	"                            store's path with .acct.db; off: memory only)\n"
 	"  --acct-history-days N     ended sessions kept in it (default 90, 0: none)\n"
 	"  --acct-interim-interval S Acct-Interim-Interval in Access-Accepts (60..86400;\n"
-	"                            default 0: none, the NAS's own setting)\n";
+	"                            default 0: none, the NAS's own setting)\n"
+	"  --radsec-listen IP:PORT   RADIUS over TLS (RFC 6614) address, e.g. 0.0.0.0:2083\n"
+	"                            or [::1]:2083 (repeat for more; default off)\n"
+	"  --tls-cert F              RadSec server certificate chain (PEM)\n"
+	"  --tls-key F               RadSec server private key (PEM)\n"
+	"  --radsec-client PREFIX,ca=F[,name=N]  a RadSec client network, the CA its\n"
+	"                            certificate must verify against and the name it must\n"
+	"                            carry (subjectAltName DNS or CN) (repeat)\n"
+	"  --radsec-idle-timeout S   close a RadSec connection idle this long (default 60)\n"
+	"  --radsec-max-connections N  RadSec connections open at once (default 256)\n";
 
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
@@ -234,9 +244,14 @@ static void metrics_snapshot(struct tw_srv *srv, struct tw_srv_metrics *m)
 	struct tw_store_stats ss;
 
 	memset(m, 0, sizeof(*m));
+	unsigned n = 0;
+
 	for (unsigned i = 0; i < srv->n_workers; i++)
-		c[i] = &srv->workers[i]->ctr;
-	tw_srv_metrics_sum(m, c, srv->n_workers);
+		c[n++] = &srv->workers[i]->ctr;
+	/* the RadSec thread's packet path counts with the workers' */
+	if (srv->radsec != NULL && n < TW_SRV_MAX_THREADS)
+		c[n++] = tw_srv_radsec_counters(srv);
+	tw_srv_metrics_sum(m, c, n);
 	tw_srv_sessions_stats(&srv->sessions, &m->sessions);
 	memset(&ss, 0, sizeof(ss));
 	tw_store_get_stats(srv->store, &ss);
@@ -342,6 +357,7 @@ void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 		if (tw_srv_metrics_format(&m, body, body_max, &blen) != TW_OK)
 			blen = 0;
 		blen += tw_srv_acct_metrics(srv, body + blen, body_max - blen);
+		blen += tw_srv_radsec_metrics(srv, body + blen, body_max - blen);
 		snprintf(hdr, sizeof(hdr),
 			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
 			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
@@ -516,6 +532,14 @@ static void reload(struct tw_srv *srv)
 	*nt = nc.clients;
 	memset(&nc.clients, 0, sizeof(nc.clients));
 	publish_clients(srv, nt);
+	{
+		/* RadSec: certificate, key, clients and CA files read again for
+		 * new connections; if one cannot be read, the running ones stay */
+		char err[512];
+
+		if (tw_srv_radsec_reload(srv, &nc, err, sizeof(err)) != TW_OK)
+			reload_problem(NULL, err);
+	}
 	tw_log_always(NULL, TW_LOG_INFO, "reload",
 		      "clients=%zu added=%s removed=%s secret-changed=%s log_level=%s", nt->n,
 		      added.n ? added.text : "-", removed.n ? removed.text : "-",
@@ -653,6 +677,8 @@ static int check_config(struct tw_srv *srv, const struct problems *pl)
 			strerror(errno));
 		n++;
 	}
+	/* the RadSec certificate, key and CA files, as start-up reads them */
+	n += tw_srv_radsec_check_files(c);
 	if (c->store[0] && stat(c->store, &st) != 0) {
 		/* start-up creates the store, and its KEK file when none is
 		 * named: only a named KEK must be there already */
@@ -829,6 +855,11 @@ int tw_srv_main(int argc, char **argv)
 		start_failed("acct-listen", err);
 		goto out;
 	}
+	/* RadSec's listeners, certificates and keys too */
+	if (tw_srv_radsec_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("radsec", err);
+		goto out;
+	}
 	if (tw_srv_privdrop(&srv->cfg, &dropped, err, sizeof(err)) != TW_OK) {
 		start_failed("user", err);
 		goto out;
@@ -963,7 +994,7 @@ int tw_srv_main(int argc, char **argv)
 		srv->metrics_started = true;
 		(void)pthread_setname_np(srv->metrics_thread, "twagd-metrics");
 	}
-	if (tw_srv_acct_start(srv) != TW_OK) {
+	if (tw_srv_acct_start(srv) != TW_OK || tw_srv_radsec_start(srv) != TW_OK) {
 		start_failed("threads", "pthread_create");
 		atomic_store(&srv->stop, true);
 		goto out;
@@ -1020,6 +1051,8 @@ out:
 			pthread_join(srv->workers[i]->thread, NULL);
 	if (srv->metrics_started)
 		pthread_join(srv->metrics_thread, NULL);
+	/* RadSec before accounting, which it hands Accounting-Requests to */
+	tw_srv_radsec_stop(srv);
 	tw_srv_acct_stop(srv);
 	if (status == 0) {
 		struct tw_srv_metrics m;

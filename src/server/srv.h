@@ -205,6 +205,7 @@ struct tw_srv {
 	struct tw_srv_notify notify;
 	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
 	struct tw_srv_debug debug;      /* per-request debug (debug.c) */
+	struct tw_srv_radsec *radsec;   /* RADIUS over TLS (radsec.c), NULL: off */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
