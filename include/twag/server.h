@@ -147,6 +147,9 @@ enum tw_log_level {
 	TW_LOG_DEBUG = 3,
 };
 
+/* --radsec-alpn: RFC 9765 §3.1's "RADIUS-1.1" flag. */
+enum { TW_SRV_RADSEC_ALPN_FORBID = 0, TW_SRV_RADSEC_ALPN_ALLOW = 1, TW_SRV_RADSEC_ALPN_REQUIRE = 2 };
+
 /* Per-request debug conditions (--debug-client, --debug-imsi; debug.c):
  * client networks and IMSIs whose conversations are logged attribute by
  * attribute. */
@@ -231,6 +234,7 @@ struct tw_srv_config {
 	char radsec_listen[512];
 	char tls_cert[TW_SRV_PATH_MAX], tls_key[TW_SRV_PATH_MAX];
 	unsigned radsec_idle_timeout, radsec_max_conns;
+	int radsec_alpn;                 /* TW_SRV_RADSEC_ALPN_* (RFC 9765) */
 	struct tw_srv_clients radsec_clients;
 	struct tw_srv_radsec_peer {
 		char ca[TW_SRV_PATH_MAX];

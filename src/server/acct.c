@@ -510,7 +510,7 @@ static void debug_exchange(struct tw_srv_acct *a, size_t got, const struct socka
 }
 
 size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
-			  const struct tw_srv_addr *from, const uint8_t *in, size_t len,
+			  const struct tw_srv_addr *from, const uint8_t *in, size_t len, bool v11,
 			  uint8_t out[static TW_RADIUS_MAX_LEN])
 {
 	struct tw_srv_acct *a = srv->acct;
@@ -530,11 +530,13 @@ size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client
 		count(a, C_DROP_MALFORMED);
 		return 0;
 	}
-	if (!tw_radius_acct_authenticator_ok(&p, &client->key)) {
+	/* RADIUS/1.1 (RFC 9765 §4): the Authenticator field is a Token, TLS
+	 * authenticates the packet, a Message-Authenticator is ignored */
+	if (!v11 && !tw_radius_acct_authenticator_ok(&p, &client->key)) {
 		count(a, C_DROP_BAD_AUTH);
 		return 0;
 	}
-	if (!tw_radius_acct_msg_auth_ok(&p, &client->key)) {
+	if (!v11 && !tw_radius_acct_msg_auth_ok(&p, &client->key)) {
 		count(a, C_DROP_BAD_MSG_AUTH);
 		return 0;
 	}
@@ -549,7 +551,8 @@ size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client
 		return 0;
 	tw_radius_build_init(&b, out, TW_RADIUS_MAX_LEN, TW_RADIUS_ACCOUNTING_RESPONSE, p.id,
 			     p.authenticator, false);
-	if (tw_radius_finish_response_ctx(&b, &client->key, &n) != TW_OK)
+	if ((v11 ? tw_radius_finish_v11(&b, p.authenticator, &n)
+		 : tw_radius_finish_response_ctx(&b, &client->key, &n)) != TW_OK)
 		return 0;
 	count(a, C_RESPONSES);
 	return n;

@@ -58,7 +58,7 @@ bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t dead
 struct tw_srv_client;
 struct tw_srv_addr;
 size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
-			  const struct tw_srv_addr *from, const uint8_t *in, size_t len,
+			  const struct tw_srv_addr *from, const uint8_t *in, size_t len, bool v11,
 			  uint8_t out[static 4096]);
 
 /* The accounting options (names beginning "acct-") of config.c. */

@@ -100,6 +100,7 @@ static const struct opt opts[] = {
 	{ "tls-key", K_SPECIAL, 0, 0, 0, 0 },
 	{ "radsec-idle-timeout", K_SPECIAL, 0, 0, F(radsec_idle_timeout) },
 	{ "radsec-max-connections", K_SPECIAL, 0, 0, F(radsec_max_conns) },
+	{ "radsec-alpn", K_SPECIAL, 0, 0, 0, 0 },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -136,6 +137,7 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->acct_history_days = TW_ACCT_DEFAULT_HISTORY_DAYS;
 	c->radsec_idle_timeout = TW_SRV_RADSEC_DEFAULT_IDLE;
 	c->radsec_max_conns = TW_SRV_RADSEC_DEFAULT_MAX_CONNS;
+	c->radsec_alpn = TW_SRV_RADSEC_ALPN_ALLOW;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,

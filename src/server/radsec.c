@@ -102,6 +102,8 @@ enum {
 	R_REQ_OTHER,          /* another Code: discarded */
 	R_REPLIES,
 	R_DISCARDED,          /* requests that got no reply */
+	R_V11,                /* connections that negotiated RADIUS/1.1 */
+	R_ALPN_REFUSED,       /* closed: no ALPN protocol in common (RFC 9765) */
 	R_COUNT,
 };
 
@@ -125,6 +127,7 @@ struct conn {
 	uint64_t deadline;        /* ms (tw_srv_mono_ms): handshake or idle */
 	struct sockaddr_storage peer;
 	size_t tx_len, tx_off;    /* a reply TLS did not take yet */
+	bool v11;                 /* ALPN "radius/1.1" (RFC 9765): no MD5 */
 	struct tw_radsec_rx rx;
 	uint8_t tx[TW_RADIUS_MAX_LEN];
 };
@@ -295,6 +298,18 @@ int tw_srv_radsec_config(struct tw_srv_config *c, const char *name, const char *
 		}
 		return TW_OK;
 	}
+	if (strcmp(name, "radsec-alpn") == 0) {
+		/* RFC 9765 §3.1's "RADIUS-1.1" flag */
+		static const char *const modes[] = { "forbid", "allow", "require" };
+
+		for (int i = 0; i < 3; i++)
+			if (strcmp(v, modes[i]) == 0) {
+				c->radsec_alpn = i;
+				return TW_OK;
+			}
+		snprintf(err, err_len, "%s: radsec-alpn must be forbid, allow or require", where);
+		return TW_ERR_INVAL;
+	}
 	if (strcmp(name, "radsec-max-connections") == 0) {
 		if (parse_uint(v, 1, TW_SRV_RADSEC_MAX_CONNS, &c->radsec_max_conns) != TW_OK) {
 			snprintf(err, err_len,
@@ -360,6 +375,48 @@ static void trust_free(struct trust *t)
 	free(t->name);
 	tw_srv_clients_free(&t->clients);
 	free(t);
+}
+
+/*
+ * ALPN (RFC 7301) for RADIUS/1.1 (RFC 9765 §3): the client's list of
+ * protocols (in, inlen: length-prefixed names) against --radsec-alpn.
+ * forbid: "radius/1.0" if offered; allow: "radius/1.1" if offered (on TLS
+ * 1.3, which RADIUS/1.1 requires), else "radius/1.0"; require:
+ * "radius/1.1" only. Nothing in common: the no_application_protocol
+ * alert (120) and the handshake fails. A client that sends no ALPN at
+ * all is not seen here: it speaks RADIUS/TLS, or is closed after the
+ * handshake under require (handshake()).
+ */
+static const unsigned char alpn_10[] = "radius/1.0", alpn_11[] = "radius/1.1";
+
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+		       const unsigned char *in, unsigned int inlen, void *arg)
+{
+	int mode = (int)(intptr_t)arg;
+	bool has10 = false, has11 = false, tls13 = SSL_version(ssl) >= TLS1_3_VERSION;
+
+	for (unsigned i = 0; i < inlen;) {
+		unsigned n = in[i];
+
+		if (n == 0 || i + 1 + n > inlen)
+			break; /* OpenSSL checked the list; never reached */
+		if (n == 10 && memcmp(in + i + 1, alpn_10, 10) == 0)
+			has10 = true;
+		if (n == 10 && memcmp(in + i + 1, alpn_11, 10) == 0)
+			has11 = true;
+		i += 1 + n;
+	}
+	if (mode != TW_SRV_RADSEC_ALPN_FORBID && has11 && tls13) {
+		*out = alpn_11;
+		*outlen = 10;
+		return SSL_TLSEXT_ERR_OK;
+	}
+	if (mode != TW_SRV_RADSEC_ALPN_REQUIRE && has10) {
+		*out = alpn_10;
+		*outlen = 10;
+		return SSL_TLSEXT_ERR_OK;
+	}
+	return SSL_TLSEXT_ERR_ALERT_FATAL; /* no_application_protocol */
 }
 
 /*
@@ -431,6 +488,10 @@ static SSL_CTX *make_ctx(const struct tw_srv_config *c, const char *ca, char *er
 	 * required */
 	SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, NULL);
 	SSL_CTX_set_verify_depth(ctx, 8);
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, (void *)(intptr_t)c->radsec_alpn);
+	/* the mode the connections of this context were accepted under
+	 * (a reload makes new contexts for new connections) */
+	SSL_CTX_set_app_data(ctx, (void *)(intptr_t)(c->radsec_alpn + 1));
 	return ctx;
 fail:
 	SSL_CTX_free(ctx);
@@ -752,13 +813,36 @@ static void handshake(struct tw_srv_radsec *rs, struct conn *k, uint64_t now)
 	char why[160], peer[80];
 
 	if (ret == 1) {
+		const unsigned char *proto = NULL;
+		unsigned proto_len = 0;
+
+		SSL_get0_alpn_selected(k->ssl, &proto, &proto_len);
+		k->v11 = proto_len == 10 && memcmp(proto, alpn_11, 10) == 0;
+		/* RFC 9765 §3.1: with require, no ALPN (or another) is the end;
+		 * RADIUS/1.1 only over TLS 1.3 (§3.4) */
+		int mode = (int)(intptr_t)SSL_CTX_get_app_data(SSL_get_SSL_CTX(k->ssl)) - 1;
+
+		if ((mode == TW_SRV_RADSEC_ALPN_REQUIRE && !k->v11) ||
+		    (k->v11 && SSL_version(k->ssl) < TLS1_3_VERSION)) {
+			tw_srv_sockaddr_text(&k->peer, peer, sizeof(peer));
+			tw_logf(&rs->w->log, TW_LOG_WARN, "radsec-alpn-refused",
+				"client=%s tls=%s msg=\"RADIUS/1.1 (ALPN radius/1.1 over TLS 1.3) "
+				"required\"", peer, SSL_get_version(k->ssl));
+			count(rs, R_ALPN_REFUSED);
+			conn_close(rs, k, R_CL_TLS_ERROR, "alpn");
+			return;
+		}
+		if (k->v11)
+			count(rs, R_V11);
 		k->state = C_OPEN;
 		k->want_write = false;
 		k->deadline = now + rs->idle_ms;
 		if (tw_log_enabled(TW_LOG_INFO)) {
 			tw_srv_sockaddr_text(&k->peer, peer, sizeof(peer));
-			tw_logf(&rs->w->log, TW_LOG_INFO, "radsec-open", "client=%s tls=%s cipher=%s",
-				peer, SSL_get_version(k->ssl), SSL_get_cipher_name(k->ssl));
+			tw_logf(&rs->w->log, TW_LOG_INFO, "radsec-open",
+				"client=%s tls=%s cipher=%s protocol=%s", peer,
+				SSL_get_version(k->ssl), SSL_get_cipher_name(k->ssl),
+				k->v11 ? "radius/1.1" : "radius/1.0");
 		}
 		return;
 	}
@@ -768,8 +852,12 @@ static void handshake(struct tw_srv_radsec *rs, struct conn *k, uint64_t now)
 	{
 		long v = SSL_get_verify_result(k->ssl);
 
+		bool alpn = ERR_GET_REASON(ERR_peek_error()) == SSL_R_NO_APPLICATION_PROTOCOL;
+
 		ssl_err_text(why, sizeof(why));
 		count(rs, R_HS_FAIL);
+		if (alpn)
+			count(rs, R_ALPN_REFUSED);
 		if (tw_log_enabled(TW_LOG_INFO)) {
 			tw_srv_sockaddr_text(&k->peer, peer, sizeof(peer));
 			tw_logf(&rs->w->log, TW_LOG_INFO, "radsec-handshake-failed",
@@ -815,6 +903,7 @@ static void request(struct tw_srv_radsec *rs, struct conn *k, const uint8_t *pkt
 		count(rs, pkt[0] == TW_RADIUS_ACCESS_REQUEST ? R_REQ_ACCESS : R_REQ_STATUS);
 		/* the client table of the packet path is the RadSec one: the
 		 * client is the TCP peer, its secret "radsec" */
+		rs->w->v11 = k->v11;
 		n = tw_srv_handle(rs->w, pkt, len, (const struct sockaddr *)&k->peer, rs->reply,
 				  tw_srv_now_ms());
 		break;
@@ -823,7 +912,7 @@ static void request(struct tw_srv_radsec *rs, struct conn *k, const uint8_t *pkt
 		if (tw_srv_addr_from_sockaddr(&addr, &port, (const struct sockaddr *)&k->peer) ==
 		    TW_OK)
 			n = tw_srv_acct_stream(rs->srv, tw_srv_clients_find(&rs->trust->clients, &addr),
-					       &addr, pkt, len, rs->reply);
+					       &addr, pkt, len, k->v11, rs->reply);
 		break;
 	default:
 		count(rs, R_REQ_OTHER);
@@ -949,6 +1038,9 @@ static void *radsec_run(void *arg)
 		if (n < 0 && errno != EINTR)
 			tw_logf(&rs->w->log, TW_LOG_ERROR, "socket-error", "op=poll port=radsec errno=%d",
 				errno);
+		/* a reload during the wait: the connections accepted below are
+		 * already the new configuration's */
+		take_trust(rs);
 		now = tw_srv_mono_ms();
 		busy = false;
 		for (unsigned p = 0; p < np; p++) {
@@ -1084,6 +1176,13 @@ size_t tw_srv_radsec_metrics(struct tw_srv *srv, char *buf, size_t max)
 		    (unsigned long long)ctr(rs, reqs[i].c));
 	head(&o, "twag_radsec_replies_total", "counter", "RADIUS replies sent over TLS");
 	put(&o, "twag_radsec_replies_total %llu\n", (unsigned long long)ctr(rs, R_REPLIES));
+	head(&o, "twag_radsec_v11_connections_total", "counter",
+	     "RADIUS/TLS connections that negotiated RADIUS/1.1 (ALPN radius/1.1, RFC 9765)");
+	put(&o, "twag_radsec_v11_connections_total %llu\n", (unsigned long long)ctr(rs, R_V11));
+	head(&o, "twag_radsec_alpn_refused_total", "counter",
+	     "RADIUS/TLS handshakes ended for want of a common ALPN protocol (--radsec-alpn)");
+	put(&o, "twag_radsec_alpn_refused_total %llu\n",
+	    (unsigned long long)ctr(rs, R_ALPN_REFUSED));
 	head(&o, "twag_radsec_discarded_total", "counter",
 	     "RADIUS packets over TLS that got no reply (silently discarded)");
 	put(&o, "twag_radsec_discarded_total %llu\n", (unsigned long long)ctr(rs, R_DISCARDED));

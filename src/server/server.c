@@ -117,7 +117,9 @@ static const char usage_text[] =
 	"                            certificate must verify against and the name it must\n"
 	"                            carry (subjectAltName DNS or CN) (repeat)\n"
 	"  --radsec-idle-timeout S   close a RadSec connection idle this long (default 60)\n"
-	"  --radsec-max-connections N  RadSec connections open at once (default 256)\n";
+	"  --radsec-max-connections N  RadSec connections open at once (default 256)\n"
+	"  --radsec-alpn forbid|allow|require  RADIUS/1.1 (RFC 9765, ALPN radius/1.1 over\n"
+	"                            TLS 1.3: no MD5) when the client asks (default allow)\n";
 
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
