@@ -20,7 +20,8 @@
  * decrypts back (RFC 2548 §2.4.2), as a secret it is prepared exactly when
  * it fits, and as a key attribute value it decrypts alike both ways; as a
  * size and attributes for a builder, its sticky errors agree with a model
- * and a failed reply leaves no MPPE key in the clear (check_sticky).
+ * and a failed reply leaves no MPPE key in the clear (check_sticky); and
+ * the same through tw_radius_finish_v11 (RADIUS/1.1, check_v11).
  *
  * Seeds (tests/fuzz/corpus/radius/) were written with Python hashlib/hmac
  * under the secret and Request Authenticator below: EAP Access-Requests
@@ -28,6 +29,7 @@
  * Access-Accept with MS-MPPE keys, Access-Reject, Status-Server, the RFC
  * 2865 §7.1 pair, padding after Length, and two malformed packets.
  */
+#define _GNU_SOURCE
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -463,6 +465,92 @@ static void check_sticky(const uint8_t *d, size_t n, const struct tw_radius_secr
 }
 
 /*
+ * RADIUS/1.1 (RFC 9765) replies: the same size and attributes as
+ * check_sticky's through tw_radius_finish_v11. When it succeeds the
+ * packet's attributes tile it and are the ones added, in order, without a
+ * Message-Authenticator, each MS-MPPE key a 38-octet Vendor-Specific with
+ * the MSK half in the clear; the header holds the Token and 12 zeros; the
+ * octets after it up to the builder's old end are zero. When it fails it
+ * gives the error the plain finish would, and leaves no key in the clear.
+ */
+static void check_v11(const uint8_t *d, size_t n, const struct tw_radius_secret *ks)
+{
+	static uint8_t buf[TW_RADIUS_MAX_LEN], ref[TW_RADIUS_MAX_LEN];
+	static const uint8_t msk[64] = { 0x6b, 0x65, 0x79, 0x21, [32] = 0x4b, 0x45, 0x59 };
+	static const uint8_t token[4] = { 0x70, 0x71, 0x72, 0x73 };
+	struct tw_radius_builder b, r;
+	size_t max, len = 0, rlen = 0, i = 2, old_len, added = 0;
+	int rc, rrc;
+	bool ma, mppe;
+
+	if (n < 2)
+		return;
+	max = d[0] < 128 ? (size_t)d[0] * 4 : (size_t)TW_RADIUS_MAX_LEN + d[0];
+	ma = d[1] & 1;
+	mppe = d[1] & 2;
+	memset(buf, 0x55, sizeof(buf));
+	tw_radius_build_init(&b, buf, max, TW_RADIUS_ACCESS_ACCEPT, 9, req_auth, ma);
+	tw_radius_build_init(&r, ref, max, TW_RADIUS_ACCESS_ACCEPT, 9, req_auth, ma);
+	if (mppe) {
+		tw_radius_add_mppe_keys_later(&b, msk, 7);
+		tw_radius_add_mppe_keys_later(&r, msk, 7);
+	}
+	while (i + 2 <= n) {
+		size_t vlen = d[i + 1];
+
+		if (vlen <= 253 && vlen > n - i - 2)
+			vlen = n - i - 2;
+		tw_radius_add(&b, d[i], d + i + 2, vlen);
+		tw_radius_add(&r, d[i], d + i + 2, vlen);
+		added++;
+		i += 2 + (vlen <= 253 ? vlen : 0);
+	}
+	old_len = b.len;
+	rc = tw_radius_finish_v11(&b, token, &len);
+	rrc = tw_radius_finish_response_ctx(&r, ks, &rlen);
+	if (rc != rrc)
+		abort();
+	if (rc != TW_OK) {
+		/* (unless the input itself brought those octets) */
+		if ((memmem(d, n, msk, 4) == NULL && memmem(buf, sizeof(buf), msk, 4) != NULL) ||
+		    (memmem(d, n, msk + 32, 3) == NULL && memmem(buf, sizeof(buf), msk + 32, 3) != NULL))
+			abort();
+		return;
+	}
+	if (tw_load_be16(buf + 2) != len || memcmp(buf + 4, token, 4) != 0 ||
+	    !tw_ct_is_zero(buf + 8, 12) || buf[1] != 9 || len > old_len ||
+	    !tw_ct_is_zero(buf + len, old_len - len))
+		abort();
+	/* the attributes walked here (the decoder's limits, 128 attributes
+	 * and consecutive EAP-Messages, are not the builder's) */
+	{
+		size_t off = TW_RADIUS_HDR_LEN, k = 0;
+
+		while (off < len) {
+			const uint8_t *v = buf + off + 2;
+			size_t al = buf[off + 1];
+
+			if (off + 2 > len || al < 2 || off + al > len)
+				abort();
+			if (mppe && k < 2) {
+				if (buf[off] != TW_RADIUS_VENDOR_SPECIFIC || al != 2 + 38 ||
+				    tw_load_be32(v) != TW_RADIUS_VENDOR_MICROSOFT ||
+				    v[4] != (k == 0 ? TW_RADIUS_MS_MPPE_RECV_KEY
+						    : TW_RADIUS_MS_MPPE_SEND_KEY) ||
+				    v[5] != 34 || memcmp(v + 6, msk + 32 * k, 32) != 0)
+					abort();
+			} else if (buf[off] == TW_RADIUS_MESSAGE_AUTHENTICATOR) {
+				abort();
+			}
+			off += al;
+			k++;
+		}
+		if (k != added + (mppe ? 2 : 0))
+			abort();
+	}
+}
+
+/*
  * Accounting (RFC 2866 §3) against OpenSSL: the Request Authenticator is
  * MD5(Code | Identifier | Length | 16 zero octets | attributes | secret);
  * a Message-Authenticator, when present, HMAC-MD5 under the secret over
@@ -540,6 +628,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	}
 	check_builders(data, size, &ks);
 	check_sticky(data, size, &ks);
+	check_v11(data, size, &ks);
 	if (tw_radius_decode(&p, data, size) != TW_OK)
 		return 0;
 	/* the first attribute of each type, or none */
