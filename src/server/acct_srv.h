@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct tw_srv;
+struct tw_acct_session;
 struct tw_srv_config;
 struct opt;
 
@@ -41,6 +42,17 @@ size_t tw_srv_acct_metrics(struct tw_srv *srv, char *buf, size_t max);
  * on fd by deadline (ms, CLOCK_MONOTONIC) and returns true, or false
  * when req is for another path. */
 bool tw_srv_acct_http(struct tw_srv *srv, const char *req, int fd, uint64_t deadline);
+
+/* The live sessions whose Acct-Session-Id is id (any client and NAS), at
+ * most max copied into out; 0 also when accounting is off (dynauth.c). */
+size_t tw_srv_acct_find(struct tw_srv *srv, const uint8_t *id, size_t id_len,
+			struct tw_acct_session *out, size_t max);
+
+/* The live sessions whose Class is cls[0..len), at most max (a walk of
+ * the table, a bounded chunk per lock hold: for a control command, not
+ * the packet path). */
+size_t tw_srv_acct_find_class(struct tw_srv *srv, const uint8_t *cls, size_t len,
+			      struct tw_acct_session *out, size_t max);
 
 /* The accounting options (names beginning "acct-") of config.c. */
 int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,
