@@ -193,6 +193,13 @@ struct tw_srv_config {
 	 * 1813, "off" none; the session table's slots */
 	char acct_listen[128];
 	unsigned acct_max_sessions;
+	/* dynamic authorization (dynauth.c, control.c): the control socket
+	 * ("": none), the NAS's port, the requests' timeout and
+	 * retransmissions, the store check period (0: off), the authorized
+	 * sessions kept */
+	char control_socket[TW_SRV_PATH_MAX];
+	unsigned dynauth_port, dynauth_timeout_ms, dynauth_retries;
+	unsigned dynauth_check_interval, dynauth_max_sessions;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -191,6 +191,8 @@ struct tw_srv {
 	char **argv;
 	struct tw_srv_notify notify;
 	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
+	struct tw_srv_dynauth *dynauth; /* dynamic authorization (dynauth.c) */
+	struct tw_srv_control *control; /* the control socket's thread (control.c) */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */
