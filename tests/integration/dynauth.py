@@ -350,11 +350,15 @@ def main():
             "the disabled subscriber's session got a Disconnect-Request", got)
     p = T.twag("subscriber", "show", "--db", db, "--imsi", imsi, check=False)
     R.check("disabled=yes" in p.stdout, "show says disabled", p.stdout)
+    # the store promises another process's change within about 100 ms
+    # (its poll of the file): give a loaded machine ten times that
+    time.sleep(1.0)
     r, _ = attach(d, card, imsi, "02:00:00:00:00:01")
     R.check(not r.success, "a disabled subscriber is refused", r.tail())
     R.check(T.wait_for(lambda: "reason=subscriber-disabled" in d.log_text(), 3),
             "the reject names the reason subscriber-disabled")
     p = ctl("subscriber", "enable", imsi, "--db", db, control=control)
+    time.sleep(1.0)                      # as above: twagd's store sees it
     r, _ = attach(d, card, imsi, "02:00:00:00:00:01")
     R.check(p.returncode == 0 and r.success, "enabled again: attaches", r.tail())
 
