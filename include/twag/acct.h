@@ -34,6 +34,7 @@ enum {
 	TW_ACCT_NAS_ID_MAX = 64,              /* NAS-Identifier octets accepted */
 	TW_ACCT_STATION_MAX = 64,             /* Calling/Called-Station-Id kept */
 	TW_ACCT_USER_MAX = 96,                /* masked User-Name text, NUL included */
+	TW_ACCT_CLASS_MAX = 64,               /* Class octets kept (longer: not kept) */
 };
 
 /* What names the NAS of a session (RFC 2866 §5.13: NAS-IP-Address,
@@ -71,6 +72,7 @@ enum {
 	TW_ACCT_F_USER = 1u << 8,
 	TW_ACCT_F_CALLING = 1u << 9,
 	TW_ACCT_F_CALLED = 1u << 10,
+	TW_ACCT_F_CLASS = 1u << 11,
 };
 
 /* What one Accounting-Request reports (and what a session keeps). */
@@ -81,6 +83,11 @@ struct tw_acct_record {
 	char user[TW_ACCT_USER_MAX];      /* User-Name, masked (tw_acct_mask_user) */
 	uint8_t calling_len, called_len;
 	uint8_t calling[TW_ACCT_STATION_MAX], called[TW_ACCT_STATION_MAX];
+	/* Class (RFC 2865 §5.25: the NAS echoes the Access-Accept's; twagd's
+	 * links the session to its authentication, dynauth.c), when at most
+	 * TW_ACCT_CLASS_MAX octets */
+	uint8_t class_len;
+	uint8_t cls[TW_ACCT_CLASS_MAX];
 	uint32_t nas_port, session_time, terminate_cause;
 	uint8_t framed_ip[4];
 	/* RFC 2869 §5.1-§5.2: octets = Gigawords * 2^32 + Octets */

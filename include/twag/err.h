@@ -26,6 +26,7 @@ enum tw_err {
 	TW_ERR_REPLAY = -12,     /* a sequence number was seen before */
 	TW_ERR_IO = -13,         /* I/O failure (store, socket, file) */
 	TW_ERR_NOTFOUND = -14,   /* no such subscriber, key id or entry */
+	TW_ERR_DISABLED = -15,   /* the subscriber is disabled in the store */
 };
 
 /* Returns a short, static, human-readable text for a status code. */

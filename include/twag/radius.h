@@ -43,6 +43,13 @@ enum tw_radius_code {
 	TW_RADIUS_ACCOUNTING_RESPONSE = 5,
 	TW_RADIUS_ACCESS_CHALLENGE = 11,
 	TW_RADIUS_STATUS_SERVER = 12,
+	/* RFC 5176 §2.1, §2.2 (dynamic authorization, server -> NAS) */
+	TW_RADIUS_DISCONNECT_REQUEST = 40,
+	TW_RADIUS_DISCONNECT_ACK = 41,
+	TW_RADIUS_DISCONNECT_NAK = 42,
+	TW_RADIUS_COA_REQUEST = 43,
+	TW_RADIUS_COA_ACK = 44,
+	TW_RADIUS_COA_NAK = 45,
 };
 
 /* Attribute types used here (RFC 2865 §5, RFC 2869 §5, RFC 3579 §3). */
@@ -54,9 +61,11 @@ enum tw_radius_attr_type {
 	TW_RADIUS_FRAMED_MTU = 12,
 	TW_RADIUS_REPLY_MESSAGE = 18,
 	TW_RADIUS_STATE = 24,
+	TW_RADIUS_FILTER_ID = 11,
 	TW_RADIUS_CLASS = 25,
 	TW_RADIUS_VENDOR_SPECIFIC = 26,
 	TW_RADIUS_SESSION_TIMEOUT = 27,
+	TW_RADIUS_IDLE_TIMEOUT = 28,
 	TW_RADIUS_CALLED_STATION_ID = 30,
 	TW_RADIUS_CALLING_STATION_ID = 31,
 	TW_RADIUS_NAS_IDENTIFIER = 32,
@@ -65,6 +74,7 @@ enum tw_radius_attr_type {
 	TW_RADIUS_EAP_MESSAGE = 79,
 	TW_RADIUS_MESSAGE_AUTHENTICATOR = 80,
 	TW_RADIUS_NAS_IPV6_ADDRESS = 95,
+	TW_RADIUS_ERROR_CAUSE = 101,       /* RFC 5176 §3.5 */
 };
 
 /* RFC 2548 §2.4.2/§2.4.3: Microsoft vendor id and the MPPE key types. */
@@ -477,5 +487,84 @@ TW_MUST_CHECK int tw_radius_verify_acct_request_ctx(const struct tw_radius_pkt *
 TW_MUST_CHECK int tw_radius_finish_acct_request_ctx(struct tw_radius_builder *b,
 						    const struct tw_radius_secret *s,
 						    size_t *out_len);
+
+/* ---- dynamic authorization (RFC 5176, January 2008) ------------------------ */
+
+enum {
+	TW_RADIUS_DYNAUTH_PORT = 3799,     /* RFC 5176 §3 (the NAS listens) */
+};
+
+/* Error-Cause values (RFC 5176 §3.5). */
+enum tw_radius_error_cause {
+	TW_RADIUS_EC_RESIDUAL_SESSION_CONTEXT_REMOVED = 201,
+	TW_RADIUS_EC_INVALID_EAP_PACKET = 202,
+	TW_RADIUS_EC_UNSUPPORTED_ATTRIBUTE = 401,
+	TW_RADIUS_EC_MISSING_ATTRIBUTE = 402,
+	TW_RADIUS_EC_NAS_IDENTIFICATION_MISMATCH = 403,
+	TW_RADIUS_EC_INVALID_REQUEST = 404,
+	TW_RADIUS_EC_UNSUPPORTED_SERVICE = 405,
+	TW_RADIUS_EC_UNSUPPORTED_EXTENSION = 406,
+	TW_RADIUS_EC_INVALID_ATTRIBUTE_VALUE = 407,
+	TW_RADIUS_EC_ADMINISTRATIVELY_PROHIBITED = 501,
+	TW_RADIUS_EC_REQUEST_NOT_ROUTABLE = 502,
+	TW_RADIUS_EC_SESSION_CONTEXT_NOT_FOUND = 503,
+	TW_RADIUS_EC_SESSION_CONTEXT_NOT_REMOVABLE = 504,
+	TW_RADIUS_EC_OTHER_PROXY_PROCESSING_ERROR = 505,
+	TW_RADIUS_EC_RESOURCES_UNAVAILABLE = 506,
+	TW_RADIUS_EC_REQUEST_INITIATED = 507,
+	TW_RADIUS_EC_MULTIPLE_SESSION_SELECTION_UNSUPPORTED = 508,
+};
+
+/* The RFC 5176 §3.5 name of an Error-Cause value ("Session-Context-Not-Found",
+ * as FreeRADIUS's dictionary spells them), or NULL for another value. */
+const char *tw_radius_error_cause_name(uint32_t v);
+
+/*
+ * Finishes a Disconnect-Request or CoA-Request (RFC 5176 §2.3: its
+ * Request Authenticator is computed as for an Accounting-Request, RFC
+ * 2866 §3: MD5(Code | Identifier | Length | 16 zero octets | Attributes |
+ * Secret)) started with tw_radius_build_init (the authenticator given
+ * there is ignored): the Length, the Message-Authenticator when the
+ * builder has one (§3.3: HMAC-MD5 over the packet with a zero
+ * Authenticator field), then the Request Authenticator. TW_OK with
+ * *out_len; TW_ERR_INVAL for another Code; else the builder's sticky error.
+ */
+TW_MUST_CHECK int tw_radius_finish_dynauth_request_ctx(struct tw_radius_builder *b,
+						       const struct tw_radius_secret *s,
+						       size_t *out_len);
+
+/*
+ * NAS side (tests, fuzzing): a Disconnect-Request or CoA-Request's Request
+ * Authenticator (RFC 5176 §2.3) and, when present, its
+ * Message-Authenticator (§3.3), both computed and compared in constant
+ * time. False for another Code.
+ */
+bool tw_radius_dynauth_request_ok(const struct tw_radius_pkt *p,
+				  const struct tw_radius_secret *s);
+
+/* What an authenticated Disconnect/CoA-ACK or -NAK said. */
+struct tw_radius_dynauth_reply {
+	bool ack;                  /* -ACK (else -NAK) */
+	bool has_error_cause;
+	uint32_t error_cause;      /* the first Error-Cause (RFC 5176 §3.5) */
+};
+
+/*
+ * Client side (the server that sent the request): checks that the decoded
+ * p answers the request req_code / req_id / req_auth (RFC 5176 §2.3,
+ * §3.3): Code is req_code + 1 (ACK) or + 2 (NAK), the Identifier is
+ * req_id, Response Authenticator = MD5(Code | ID | Length | RequestAuth |
+ * Attributes | Secret) and a Message-Authenticator, when present, over the
+ * packet with RequestAuth in the header (both in constant time); every
+ * Error-Cause is 4 octets. Returns TW_OK with *out; TW_ERR_INVAL (bad
+ * arguments, req_code not 40 or 43); TW_ERR_NOTFOUND (another Identifier
+ * or Code: not this request's answer); TW_ERR_AUTH; TW_ERR_DECODE (an
+ * Error-Cause of another length). out is zeroed unless TW_OK.
+ */
+TW_MUST_CHECK int tw_radius_dynauth_reply_check(const struct tw_radius_pkt *p, uint8_t req_code,
+						uint8_t req_id,
+						const uint8_t req_auth[static 16],
+						const struct tw_radius_secret *s,
+						struct tw_radius_dynauth_reply *out);
 
 #endif

@@ -241,6 +241,13 @@ struct tw_srv_config {
 		char name[256];           /* "" : any name the CA vouches for */
 	} *radsec_peers;
 	size_t radsec_peers_cap;
+	/* dynamic authorization (dynauth.c, control.c): the control socket
+	 * ("": none), the NAS's port, the requests' timeout and
+	 * retransmissions, the store check period (0: off), the authorized
+	 * sessions kept */
+	char control_socket[TW_SRV_PATH_MAX];
+	unsigned dynauth_port, dynauth_timeout_ms, dynauth_retries;
+	unsigned dynauth_check_interval, dynauth_max_sessions;
 };
 
 /* Defaults: listen 127.0.0.1:1812, threads = online CPUs (capped),

@@ -147,6 +147,7 @@ struct tw_store_sub_info {
 	uint64_t seq_he;        /* last SEQ issued (as far as the store knows) */
 	uint64_t sqn_reserved;  /* durable high-water mark */
 	unsigned ind_bits;
+	bool disabled;          /* tw_store_sub_set_disabled */
 };
 
 /* Adds (or with replace, replaces) a subscriber: keys wrapped under the
@@ -166,6 +167,17 @@ TW_MUST_CHECK int tw_store_sub_put_many(struct tw_store *st, const struct tw_sub
 
 /* TW_OK or TW_ERR_NOTFOUND / TW_ERR_IO. */
 TW_MUST_CHECK int tw_store_sub_del(struct tw_store *st, const char *imsi);
+
+/*
+ * Disables (or enables again) a subscriber: a disabled one gets no vector,
+ * triplet or resync (TW_ERR_DISABLED), in this process at once and in the
+ * others that use the file within their poll of its changes (the row's
+ * generation changes, as for a replace); its SQN state and keys stay.
+ * Schema 5 (older stores gain the column when opened for writing). TW_OK,
+ * TW_ERR_NOTFOUND, TW_ERR_IO, TW_ERR_INVAL.
+ */
+TW_MUST_CHECK int tw_store_sub_set_disabled(struct tw_store *st, const char *imsi,
+					    bool disabled);
 
 /* Info without keys. TW_OK or TW_ERR_NOTFOUND / TW_ERR_IO. */
 TW_MUST_CHECK int tw_store_sub_info(struct tw_store *st, const char *imsi,

@@ -19,6 +19,7 @@ const char *tw_strerror(int err)
 	case TW_ERR_REPLAY: return "replayed sequence number";
 	case TW_ERR_IO: return "I/O error";
 	case TW_ERR_NOTFOUND: return "not found";
+	case TW_ERR_DISABLED: return "subscriber disabled";
 	}
 	return "unknown error";
 }

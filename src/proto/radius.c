@@ -1461,3 +1461,112 @@ int tw_radius_finish_acct_request_ctx(struct tw_radius_builder *b,
 	b->err = TW_ERR_STATE;
 	return TW_OK;
 }
+
+/* ---- dynamic authorization (RFC 5176) ------------------------------------ */
+
+static const struct {
+	uint16_t v;
+	const char *name;
+} error_causes[] = {
+	{ TW_RADIUS_EC_RESIDUAL_SESSION_CONTEXT_REMOVED, "Residual-Session-Context-Removed" },
+	{ TW_RADIUS_EC_INVALID_EAP_PACKET, "Invalid-EAP-Packet" },
+	{ TW_RADIUS_EC_UNSUPPORTED_ATTRIBUTE, "Unsupported-Attribute" },
+	{ TW_RADIUS_EC_MISSING_ATTRIBUTE, "Missing-Attribute" },
+	{ TW_RADIUS_EC_NAS_IDENTIFICATION_MISMATCH, "NAS-Identification-Mismatch" },
+	{ TW_RADIUS_EC_INVALID_REQUEST, "Invalid-Request" },
+	{ TW_RADIUS_EC_UNSUPPORTED_SERVICE, "Unsupported-Service" },
+	{ TW_RADIUS_EC_UNSUPPORTED_EXTENSION, "Unsupported-Extension" },
+	{ TW_RADIUS_EC_INVALID_ATTRIBUTE_VALUE, "Invalid-Attribute-Value" },
+	{ TW_RADIUS_EC_ADMINISTRATIVELY_PROHIBITED, "Administratively-Prohibited" },
+	{ TW_RADIUS_EC_REQUEST_NOT_ROUTABLE, "Request-Not-Routable" },
+	{ TW_RADIUS_EC_SESSION_CONTEXT_NOT_FOUND, "Session-Context-Not-Found" },
+	{ TW_RADIUS_EC_SESSION_CONTEXT_NOT_REMOVABLE, "Session-Context-Not-Removable" },
+	{ TW_RADIUS_EC_OTHER_PROXY_PROCESSING_ERROR, "Other-Proxy-Processing-Error" },
+	{ TW_RADIUS_EC_RESOURCES_UNAVAILABLE, "Resources-Unavailable" },
+	{ TW_RADIUS_EC_REQUEST_INITIATED, "Request-Initiated" },
+	{ TW_RADIUS_EC_MULTIPLE_SESSION_SELECTION_UNSUPPORTED,
+	  "Multiple-Session-Selection-Unsupported" },
+};
+
+const char *tw_radius_error_cause_name(uint32_t v)
+{
+	for (size_t i = 0; i < sizeof(error_causes) / sizeof(error_causes[0]); i++)
+		if (error_causes[i].v == v)
+			return error_causes[i].name;
+	return NULL;
+}
+
+static bool dynauth_request_code(uint8_t code)
+{
+	return code == TW_RADIUS_DISCONNECT_REQUEST || code == TW_RADIUS_COA_REQUEST;
+}
+
+int tw_radius_finish_dynauth_request_ctx(struct tw_radius_builder *b,
+					 const struct tw_radius_secret *s, size_t *out_len)
+{
+	if (b != NULL && b->buf != NULL && b->err == TW_OK && !dynauth_request_code(b->buf[0]))
+		fail(b, TW_ERR_INVAL);
+	/* RFC 5176 §2.3: "the Request Authenticator is calculated in the
+	 * same way as for an Accounting-Request" (RFC 2866 §3), and §3.3
+	 * the Message-Authenticator over a zero Authenticator field: the
+	 * accounting finish computes exactly these */
+	return tw_radius_finish_acct_request_ctx(b, s, out_len);
+}
+
+bool tw_radius_dynauth_request_ok(const struct tw_radius_pkt *p, const struct tw_radius_secret *s)
+{
+	uint8_t ra[16];
+	bool ok;
+
+	if (p == NULL || s == NULL || !dynauth_request_code(p->code))
+		return false;
+	/* RFC 5176 §2.3: MD5(Code | Identifier | Length | 16 zero octets |
+	 * Attributes | Secret) */
+	resp_auth_compute(ra, p->buf, p->len, zero16, s->secret, s->len);
+	ok = tw_ct_eq(ra, p->authenticator, TW_RADIUS_AUTH_LEN);
+	tw_wipe(ra, sizeof(ra));
+	/* both computed, whichever fails */
+	ok &= tw_radius_acct_msg_auth_ok(p, s);
+	return ok;
+}
+
+int tw_radius_dynauth_reply_check(const struct tw_radius_pkt *p, uint8_t req_code, uint8_t req_id,
+				  const uint8_t req_auth[static 16],
+				  const struct tw_radius_secret *s,
+				  struct tw_radius_dynauth_reply *out)
+{
+	struct tw_radius_dynauth_reply r;
+	struct key k;
+
+	if (out != NULL)
+		memset(out, 0, sizeof(*out));
+	if (p == NULL || req_auth == NULL || s == NULL || out == NULL ||
+	    !dynauth_request_code(req_code))
+		return TW_ERR_INVAL;
+	/* RFC 5176 §2.1/§2.2: a Disconnect-Request (40) is answered by 41 or
+	 * 42, a CoA-Request (43) by 44 or 45 */
+	if ((p->code != req_code + 1 && p->code != req_code + 2) || p->id != req_id)
+		return TW_ERR_NOTFOUND;
+	k = key_of(s);
+	/* §3.3: the Response Authenticator as RFC 2865 §3, the
+	 * Message-Authenticator with the request's Authenticator in place */
+	if (verify_response(p, req_auth, &k, false) != TW_OK)
+		return TW_ERR_AUTH;
+	memset(&r, 0, sizeof(r));
+	r.ack = p->code == req_code + 1;
+	for (unsigned i = 0; i < p->n_attrs; i++) {
+		const struct tw_radius_attr *a = &p->attrs[i];
+
+		if (a->type != TW_RADIUS_ERROR_CAUSE)
+			continue;
+		/* §3.5: Length = 6 (an Integer, RFC 2865 §5) */
+		if (a->len != 4)
+			return TW_ERR_DECODE;
+		if (!r.has_error_cause) {
+			r.has_error_cause = true;
+			r.error_cause = tw_load_be32(p->buf + a->off);
+		}
+	}
+	*out = r;
+	return TW_OK;
+}

@@ -1120,3 +1120,35 @@ out:
 	free(buf);
 	return true;
 }
+
+/* ---- look-ups for dynamic authorization (dynauth.c) ------------------------------ */
+
+size_t tw_srv_acct_find(struct tw_srv *srv, const uint8_t *id, size_t id_len,
+			struct tw_acct_session *out, size_t max)
+{
+	if (srv->acct == NULL || id_len == 0 || id_len > TW_ACCT_ID_MAX)
+		return 0;
+	return tw_acct_table_find(&srv->acct->table, id, id_len, out, max);
+}
+
+size_t tw_srv_acct_find_class(struct tw_srv *srv, const uint8_t *cls, size_t len,
+			      struct tw_acct_session *out, size_t max)
+{
+	struct tw_acct_session *chunk;
+	uint32_t cursor = 0;
+	size_t n, found = 0;
+
+	if (srv->acct == NULL || len == 0 || len > TW_ACCT_CLASS_MAX || max == 0)
+		return 0;
+	chunk = malloc(LIST_CHUNK * sizeof(*chunk));
+	if (chunk == NULL)
+		return 0;
+	while (found < max && (n = tw_acct_table_list(&srv->acct->table, &cursor, chunk,
+						       LIST_CHUNK)) > 0)
+		for (size_t i = 0; i < n && found < max; i++)
+			if ((chunk[i].r.flags & TW_ACCT_F_CLASS) && chunk[i].r.class_len == len &&
+			    memcmp(chunk[i].r.cls, cls, len) == 0)
+				out[found++] = chunk[i];
+	free(chunk);
+	return found;
+}

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct tw_srv;
+struct tw_acct_session;
 struct tw_srv_config;
 struct opt;
 
@@ -60,6 +61,16 @@ struct tw_srv_addr;
 size_t tw_srv_acct_stream(struct tw_srv *srv, const struct tw_srv_client *client,
 			  const struct tw_srv_addr *from, const uint8_t *in, size_t len, bool v11,
 			  uint8_t out[static 4096]);
+/* The live sessions whose Acct-Session-Id is id (any client and NAS), at
+ * most max copied into out; 0 also when accounting is off (dynauth.c). */
+size_t tw_srv_acct_find(struct tw_srv *srv, const uint8_t *id, size_t id_len,
+			struct tw_acct_session *out, size_t max);
+
+/* The live sessions whose Class is cls[0..len), at most max (a walk of
+ * the table, a bounded chunk per lock hold: for a control command, not
+ * the packet path). */
+size_t tw_srv_acct_find_class(struct tw_srv *srv, const uint8_t *cls, size_t len,
+			      struct tw_acct_session *out, size_t max);
 
 /* The accounting options (names beginning "acct-") of config.c. */
 int tw_srv_acct_config(struct tw_srv_config *c, const char *name, const char *v,

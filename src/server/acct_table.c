@@ -161,6 +161,14 @@ int tw_acct_record_parse(struct tw_acct_record *r, const struct tw_radius_pkt *p
 				r->flags |= TW_ACCT_F_CALLING;
 			}
 			break;
+		case TW_RADIUS_CLASS:
+			/* the first one: twagd's Access-Accept sends one */
+			if (!(r->flags & TW_ACCT_F_CLASS) && a->len <= TW_ACCT_CLASS_MAX) {
+				r->class_len = a->len;
+				memcpy(r->cls, val, a->len);
+				r->flags |= TW_ACCT_F_CLASS;
+			}
+			break;
 		case TW_RADIUS_CALLED_STATION_ID:
 			if (!(r->flags & TW_ACCT_F_CALLED)) {
 				r->called_len = a->len < TW_ACCT_STATION_MAX ? a->len
@@ -452,6 +460,10 @@ static void merge(struct tw_acct_record *d, const struct tw_acct_record *r)
 	if (r->flags & TW_ACCT_F_CALLED) {
 		d->called_len = r->called_len;
 		memcpy(d->called, r->called, r->called_len);
+	}
+	if (r->flags & TW_ACCT_F_CLASS) {
+		d->class_len = r->class_len;
+		memcpy(d->cls, r->cls, r->class_len);
 	}
 	if (r->flags & TW_ACCT_F_NAS_PORT)
 		d->nas_port = r->nas_port;

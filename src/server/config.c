@@ -22,6 +22,7 @@
 
 #include "acct_srv.h"
 #include "radsec.h"
+#include "dynauth_srv.h"
 
 enum opt_kind { K_STR, K_UINT, K_FLAG, K_CLIENT, K_SPECIAL };
 
@@ -101,6 +102,13 @@ static const struct opt opts[] = {
 	{ "radsec-idle-timeout", K_SPECIAL, 0, 0, F(radsec_idle_timeout) },
 	{ "radsec-max-connections", K_SPECIAL, 0, 0, F(radsec_max_conns) },
 	{ "radsec-alpn", K_SPECIAL, 0, 0, 0, 0 },
+	/* dynamic authorization: dynauth.c reads them (tw_srv_dynauth_config) */
+	{ "control-socket", K_SPECIAL, 0, 0, F(control_socket) },
+	{ "dynauth-port", K_SPECIAL, 0, 0, F(dynauth_port) },
+	{ "dynauth-timeout-ms", K_SPECIAL, 0, 0, F(dynauth_timeout_ms) },
+	{ "dynauth-retries", K_SPECIAL, 0, 0, F(dynauth_retries) },
+	{ "dynauth-check-interval", K_SPECIAL, 0, 0, F(dynauth_check_interval) },
+	{ "dynauth-max-sessions", K_SPECIAL, 0, 0, F(dynauth_max_sessions) },
 };
 
 static const char *const method_names[TW_SRV_N_METHODS] = { "aka-prime", "aka", "sim" };
@@ -138,6 +146,11 @@ void tw_srv_config_defaults(struct tw_srv_config *c)
 	c->radsec_idle_timeout = TW_SRV_RADSEC_DEFAULT_IDLE;
 	c->radsec_max_conns = TW_SRV_RADSEC_DEFAULT_MAX_CONNS;
 	c->radsec_alpn = TW_SRV_RADSEC_ALPN_ALLOW;
+	c->dynauth_port = TW_RADIUS_DYNAUTH_PORT;
+	c->dynauth_timeout_ms = TW_SRV_DYNAUTH_DEFAULT_TIMEOUT_MS;
+	c->dynauth_retries = TW_SRV_DYNAUTH_DEFAULT_RETRIES;
+	c->dynauth_check_interval = TW_SRV_DYNAUTH_DEFAULT_CHECK;
+	c->dynauth_max_sessions = TW_SRV_DYNAUTH_DEFAULT_MAX;
 }
 
 int tw_srv_sockaddr_parse(struct sockaddr_storage *ss, socklen_t *len,
@@ -395,6 +408,8 @@ static int set_opt(struct tw_srv_config *c, const struct opt *o, const char *v,
 		return tw_srv_acct_config(c, o->name, v, where, err, err_len);
 	if (strncmp(o->name, "radsec-", 7) == 0 || strncmp(o->name, "tls-", 4) == 0)
 		return tw_srv_radsec_config(c, o->name, v, cmdline, where, err, err_len);
+	if (strncmp(o->name, "dynauth-", 8) == 0 || strcmp(o->name, "control-socket") == 0)
+		return tw_srv_dynauth_config(c, o->name, v, where, err, err_len);
 	if (strcmp(o->name, "listen") == 0 || strcmp(o->name, "metrics") == 0) {
 		bool listen = o->name[0] == 'l';
 

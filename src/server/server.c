@@ -43,6 +43,7 @@
 
 #include "acct_srv.h"
 #include "radsec.h"
+#include "dynauth_srv.h"
 #include "srv.h"
 
 enum {
@@ -119,7 +120,15 @@ static const char usage_text[] =
 	"  --radsec-idle-timeout S   close a RadSec connection idle this long (default 60)\n"
 	"  --radsec-max-connections N  RadSec connections open at once (default 256)\n"
 	"  --radsec-alpn forbid|allow|require  RADIUS/1.1 (RFC 9765, ALPN radius/1.1 over\n"
-	"                            TLS 1.3: no MD5) when the client asks (default allow)\n";
+	"                            TLS 1.3: no MD5) when the client asks (default allow)\n"
+	"  --control-socket PATH     control socket for twag session disconnect|coa and\n"
+	"                            twag subscriber del|disable (default: none)\n"
+	"  --dynauth-port N          the NAS's Disconnect/CoA port (default 3799, RFC 5176)\n"
+	"  --dynauth-timeout-ms MS   a Disconnect/CoA-Request is sent again after (default 1000)\n"
+	"  --dynauth-retries N       times it is sent again (default 2)\n"
+	"  --dynauth-check-interval S  disconnect sessions of subscribers removed from the\n"
+	"                            store or disabled, checked this often (default 30, 0: off)\n"
+	"  --dynauth-max-sessions N  authorized sessions kept for that (default 65536)\n";
 
 void tw_srv_sockaddr_text(const struct sockaddr_storage *ss, char *out, size_t max)
 {
@@ -360,6 +369,7 @@ void tw_srv_metrics_serve(struct tw_srv *srv, int c, char *body, size_t body_max
 			blen = 0;
 		blen += tw_srv_acct_metrics(srv, body + blen, body_max - blen);
 		blen += tw_srv_radsec_metrics(srv, body + blen, body_max - blen);
+		blen += tw_srv_dynauth_metrics(srv, body + blen, body_max - blen);
 		snprintf(hdr, sizeof(hdr),
 			 "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4; "
 			 "charset=utf-8\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
@@ -414,13 +424,14 @@ static void publish_clients(struct tw_srv *srv, struct tw_srv_clients *nt)
 		for (unsigned i = 0; i < srv->n_workers; i++)
 			if (atomic_load(&srv->workers[i]->epoch_seen) >= epoch)
 				done++;
-		if (done == srv->n_workers && tw_srv_acct_moved_on(srv, epoch))
+		if (done == srv->n_workers && tw_srv_acct_moved_on(srv, epoch) &&
+		    tw_srv_dynauth_moved_on(srv, epoch))
 			break;
 		usleep(10 * 1000);
 	}
 	/* a worker that did not move on within 5 s is stuck: better to keep
 	 * the old table allocated than to free it under it */
-	if (!tw_srv_acct_moved_on(srv, epoch))
+	if (!tw_srv_acct_moved_on(srv, epoch) || !tw_srv_dynauth_moved_on(srv, epoch))
 		return;
 	for (unsigned i = 0; i < srv->n_workers; i++)
 		if (atomic_load(&srv->workers[i]->epoch_seen) < epoch)
@@ -674,6 +685,21 @@ static int check_config(struct tw_srv *srv, const struct problems *pl)
 		fprintf(stderr, "twagd: --group: no group '%s'\n", c->group);
 		n++;
 	}
+	if (c->control_socket[0]) {
+		/* start-up creates the socket, not its directory */
+		char dir[TW_SRV_PATH_MAX];
+		const char *slash = strrchr(c->control_socket, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == NULL ? 1 : slash == c->control_socket ? 1
+									: (int)(slash - c->control_socket),
+			 slash == NULL ? "." : c->control_socket);
+		if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "twagd: --control-socket: the directory %s does not exist\n",
+				dir);
+			n++;
+		}
+	}
 	if (c->pid_file[0] && !dir_writable(c->pid_file)) {
 		fprintf(stderr, "twagd: --pid-file: %s cannot be created: %s\n", c->pid_file,
 			strerror(errno));
@@ -862,6 +888,15 @@ int tw_srv_main(int argc, char **argv)
 		start_failed("radsec", err);
 		goto out;
 	}
+	/* the control socket too: created as root, given to --user/--group */
+	if (tw_srv_dynauth_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("dynauth", err);
+		goto out;
+	}
+	if (tw_srv_control_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("control-socket", err);
+		goto out;
+	}
 	if (tw_srv_privdrop(&srv->cfg, &dropped, err, sizeof(err)) != TW_OK) {
 		start_failed("user", err);
 		goto out;
@@ -996,7 +1031,8 @@ int tw_srv_main(int argc, char **argv)
 		srv->metrics_started = true;
 		(void)pthread_setname_np(srv->metrics_thread, "twagd-metrics");
 	}
-	if (tw_srv_acct_start(srv) != TW_OK || tw_srv_radsec_start(srv) != TW_OK) {
+	if (tw_srv_acct_start(srv) != TW_OK || tw_srv_radsec_start(srv) != TW_OK ||
+	    tw_srv_control_start(srv) != TW_OK) {
 		start_failed("threads", "pthread_create");
 		atomic_store(&srv->stop, true);
 		goto out;
@@ -1053,9 +1089,11 @@ out:
 			pthread_join(srv->workers[i]->thread, NULL);
 	if (srv->metrics_started)
 		pthread_join(srv->metrics_thread, NULL);
+	tw_srv_control_stop(srv);
 	/* RadSec before accounting, which it hands Accounting-Requests to */
 	tw_srv_radsec_stop(srv);
 	tw_srv_acct_stop(srv);
+	tw_srv_dynauth_close(srv);
 	if (status == 0) {
 		struct tw_srv_metrics m;
 

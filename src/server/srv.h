@@ -206,6 +206,8 @@ struct tw_srv {
 	struct tw_srv_acct *acct;       /* accounting (acct.c), NULL: off */
 	struct tw_srv_debug debug;      /* per-request debug (debug.c) */
 	struct tw_srv_radsec *radsec;   /* RADIUS over TLS (radsec.c), NULL: off */
+	struct tw_srv_dynauth *dynauth; /* dynamic authorization (dynauth.c) */
+	struct tw_srv_control *control; /* the control socket's thread (control.c) */
 };
 
 /* A worker with its socket fd (owned), tables and buffers. */

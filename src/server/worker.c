@@ -43,6 +43,7 @@
 #include "twag/mem.h"
 #include "twag/nai.h"
 
+#include "dynauth_srv.h"
 #include "srv.h"
 
 enum {
@@ -237,6 +238,8 @@ static const char *store_reason(int rc)
 	switch (rc) {
 	case TW_ERR_NOTFOUND:
 		return "unknown-subscriber";
+	case TW_ERR_DISABLED:
+		return "subscriber-disabled";
 	case TW_ERR_UNSUPPORTED:
 		return "method-not-for-subscriber";
 	case TW_ERR_IO:
@@ -253,7 +256,7 @@ static void store_failed(struct tw_srv_req *r, struct tw_srv_session *s, const c
 	char imsi[TW_NAI_MASK_MAX];
 
 	r->reason = store_reason(rc);
-	if (rc == TW_ERR_NOTFOUND || rc == TW_ERR_UNSUPPORTED)
+	if (rc == TW_ERR_NOTFOUND || rc == TW_ERR_UNSUPPORTED || rc == TW_ERR_DISABLED)
 		return;
 	count(r, TW_C_STORE_ERRORS);
 	session_imsi(s, imsi);
@@ -501,6 +504,10 @@ static size_t reply_accept(struct tw_srv_req *r, struct tw_srv_session *s, const
 				  r->srv->cfg.acct_interim_interval);
 	tw_radius_add(&b, TW_RADIUS_CLASS, cls, 5 + 16);
 	n = finish(r, &b);
+	if (n > 0) /* the session, for a later Disconnect/CoA (dynauth.c) */
+		tw_srv_dynauth_note_accept(r->srv, r->p, &r->addr, rb + 2,
+					   engine_ids(s)->imsi,
+					   engine_ids(s)->imsi_len, ident, ident_len);
 out:
 	tw_wipe(&k, sizeof(k));
 	if (n > 0)

@@ -81,7 +81,9 @@ static const char schema_sql[] =
 	" ind_bits INTEGER NOT NULL,"
 	" seq_he INTEGER NOT NULL,"
 	" sqn_reserved INTEGER NOT NULL,"
-	" gen INTEGER NOT NULL);"
+	" gen INTEGER NOT NULL,"
+	/* schema 5: refused at authentication (twag subscriber disable) */
+	" disabled INTEGER NOT NULL DEFAULT 0);"
 	/* one row per IMSI (ident.c), keyed by an integer made from it
 	 * (store_ident_row_key): the newest two pseudonyms and the newest two
 	 * re-auth ids, each with its state (sealed under a key from the KEK:
@@ -97,6 +99,9 @@ static const char migrate_12_sql[] =
 	"DROP TABLE IF EXISTS pseudonym;"
 	"DROP TABLE IF EXISTS reauth;"
 	IDENT_TABLE_SQL ";";
+/* Schema 1 to 4 -> 5: the disabled flag, every subscriber enabled. */
+static const char migrate_4_sql[] =
+	"ALTER TABLE subscriber ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;";
 /* Schema 3 -> 4: the rows are carried over (store_ident_migrate_3). */
 static const char migrate_3_sql[] =
 	"ALTER TABLE ident RENAME TO ident_3;"
@@ -104,7 +109,7 @@ static const char migrate_3_sql[] =
 
 static const char cols[] =
 	"alg, k, opc, amf, mac_bits, res_bits, ck_bits, ik_bits, iterations, ind_bits,"
-	" seq_he, sqn_reserved, gen";
+	" seq_he, sqn_reserved, gen, disabled";
 
 static int64_t mono_ns(void)
 {
@@ -299,6 +304,7 @@ static int row_to_rec(sqlite3_stmt *q, struct sub_rec *r)
 	r->sqn.seq_he = (uint64_t)seq_he;
 	r->reserved = (uint64_t)reserved;
 	r->gen = sqlite3_column_int64(q, 12);
+	r->disabled = sqlite3_column_int(q, 13) != 0;
 	return TW_OK;
 }
 
@@ -983,6 +989,20 @@ fail:
 	return rc;
 }
 
+/* rec_get for the authentication path: a disabled subscriber's record is
+ * not handed out (TW_ERR_DISABLED, nothing locked). */
+static int rec_get_enabled(struct tw_store *st, const char *imsi, struct sub_rec **out)
+{
+	int rc = rec_get(st, imsi, out);
+
+	if (rc == TW_OK && (*out)->disabled) {
+		pthread_mutex_unlock(&(*out)->lock);
+		*out = NULL;
+		return TW_ERR_DISABLED;
+	}
+	return rc;
+}
+
 /*
  * The durable part of a reservation for the row (imsi, gen), db_lock
  * taken here: in ONE write transaction, read the row's mark, start at
@@ -1404,10 +1424,10 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 	version = sqlite3_column_int(q, 0);
 	/* versions 1 to 3 differ in the identity tables: migrated below, in
 	 * this transaction, when opened for writing */
-	if (version != STORE_SCHEMA_VERSION && (version < 1 || version > 3 || st->read_only)) {
+	if (version != STORE_SCHEMA_VERSION && (version < 1 || version > 4 || st->read_only)) {
 		store_say(errbuf, errbuf_len, "schema version %d not supported (this is %d)%s",
 		    version, STORE_SCHEMA_VERSION,
-		    version >= 1 && version <= 3 ? ": open it for writing once to migrate it" : "");
+		    version >= 1 && version <= 4 ? ": open it for writing once to migrate it" : "");
 		rc = TW_ERR_INVAL;
 		goto out;
 	}
@@ -1434,11 +1454,13 @@ static int schema(struct tw_store *st, char *errbuf, size_t errbuf_len)
 			rc = exec(st, migrate_3_sql, errbuf, errbuf_len);
 			if (rc == TW_OK)
 				rc = store_ident_migrate_3(st, errbuf, errbuf_len);
-		} else {
+		} else if (version < 3) {
 			rc = exec(st, migrate_12_sql, errbuf, errbuf_len);
 		}
 		if (rc == TW_OK)
-			rc = exec(st, "UPDATE meta SET value = 4 WHERE name = 'schema_version'",
+			rc = exec(st, migrate_4_sql, errbuf, errbuf_len);
+		if (rc == TW_OK)
+			rc = exec(st, "UPDATE meta SET value = 5 WHERE name = 'schema_version'",
 				  errbuf, errbuf_len);
 	}
 out:
@@ -1989,10 +2011,13 @@ int tw_store_sub_put_many(struct tw_store *st, const struct tw_subscriber *s, si
 		return TW_ERR_IO;
 	store_db_lock_writer(st);
 	rc = sqlite3_prepare_v2(st->db,
+				/* a replace keeps the disabled flag (new keys do not
+				 * re-enable a subscriber) */
 				replace ? "INSERT OR REPLACE INTO subscriber (imsi, alg, k, opc, amf,"
 					  " mac_bits, res_bits, ck_bits, ik_bits, iterations,"
-					  " ind_bits, seq_he, sqn_reserved, gen) VALUES"
-					  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13)"
+					  " ind_bits, seq_he, sqn_reserved, gen, disabled) VALUES"
+					  " (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12, ?13,"
+					  " COALESCE((SELECT disabled FROM subscriber WHERE imsi = ?1), 0))"
 					: "INSERT INTO subscriber (imsi, alg, k, opc, amf,"
 					  " mac_bits, res_bits, ck_bits, ik_bits, iterations,"
 					  " ind_bits, seq_he, sqn_reserved, gen) VALUES"
@@ -2127,6 +2152,55 @@ int tw_store_sub_del(struct tw_store *st, const char *imsi)
 	return store_io(st, rc);
 }
 
+int tw_store_sub_set_disabled(struct tw_store *st, const char *imsi, bool disabled)
+{
+	sqlite3_stmt *q = NULL;
+	struct sub_rec *r;
+	uint64_t g = 0;
+	size_t len;
+	int rc;
+
+	if (st == NULL || !imsi_ok(imsi, &len))
+		return TW_ERR_INVAL;
+	if (st->read_only)
+		return TW_ERR_IO;
+	rc = store_random(&g, sizeof(g));
+	if (rc != TW_OK)
+		return rc;
+	r = rec_cached(st, imsi, len); /* locked: no vector meanwhile */
+	store_db_lock_writer(st);
+	rc = store_begin(st);
+	if (rc == TW_OK) {
+		/* a new generation: every process's copy of the row is stale
+		 * (rec_check) and loaded again, with the flag */
+		rc = sqlite3_prepare_v2(st->db,
+					"UPDATE subscriber SET disabled = ?2, gen = ?3 WHERE imsi = ?1",
+					-1, &q, NULL) == SQLITE_OK ? TW_OK : TW_ERR_IO;
+		if (rc == TW_OK) {
+			sqlite3_bind_text(q, 1, imsi, (int)len, SQLITE_STATIC);
+			sqlite3_bind_int(q, 2, disabled ? 1 : 0);
+			sqlite3_bind_int64(q, 3, (sqlite3_int64)(g >> 1));
+			rc = step_done(q);
+			if (rc == TW_OK && sqlite3_changes(st->db) == 0)
+				rc = TW_ERR_NOTFOUND;
+		}
+		sqlite3_finalize(q);
+	}
+	if (rc == TW_OK)
+		rc = store_commit(st);
+	if (rc != TW_OK)
+		store_rollback(st);
+	if (rc == TW_OK)
+		atomic_fetch_add(&st->epoch, 1); /* a concurrent load rechecks */
+	pthread_mutex_unlock(&st->db_lock);
+	if (r != NULL) {
+		if (rc == TW_OK)
+			rec_kill(st, r); /* loaded again at its next use */
+		pthread_mutex_unlock(&r->lock);
+	}
+	return store_io(st, rc);
+}
+
 static void rec_info(const struct sub_rec *r, struct tw_store_sub_info *info)
 {
 	memset(info, 0, sizeof(*info));
@@ -2136,6 +2210,7 @@ static void rec_info(const struct sub_rec *r, struct tw_store_sub_info *info)
 	info->seq_he = r->sqn.seq_he;
 	info->sqn_reserved = r->reserved;
 	info->ind_bits = r->sqn.ind_bits;
+	info->disabled = r->disabled;
 }
 
 _Static_assert(offsetof(struct sub_rec, hash) > offsetof(struct sub_rec, lock) &&
@@ -2257,7 +2332,7 @@ int tw_store_sub_list(struct tw_store *st,
 		goto out;
 	}
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const unsigned char *imsi = sqlite3_column_text(q, 13);
+		const unsigned char *imsi = sqlite3_column_text(q, 14);
 		size_t len = 0;
 
 		memset(&r, 0, sizeof(r));
@@ -2325,7 +2400,7 @@ int tw_store_check(struct tw_store *st, void (*say)(void *arg, const char *text)
 	snprintf(sql, sizeof(sql), "SELECT %s, imsi FROM subscriber ORDER BY imsi", cols);
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &q, NULL);
 	while (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW) {
-		const char *imsi = (const char *)sqlite3_column_text(q, 13);
+		const char *imsi = (const char *)sqlite3_column_text(q, 14);
 		size_t len = 0;
 		int e;
 
@@ -2466,7 +2541,7 @@ int tw_store_aka_vector(struct tw_store *st, const char *imsi, bool aka_prime,
 	if (st == NULL || imsi == NULL || rand_ == NULL)
 		return TW_ERR_INVAL;
 	for (int attempt = 0; attempt < STORE_STATE_TRIES && rc == TW_ERR_STATE; attempt++) {
-		rc = rec_get(st, imsi, &r);
+		rc = rec_get_enabled(st, imsi, &r);
 		if (rc != TW_OK)
 			break;
 		rc = vector_locked(st, r, aka_prime, rand_, out);
@@ -2593,7 +2668,7 @@ void tw_store_aka_vectors(struct tw_store *st, struct tw_store_aka_req *req, siz
 			q->rc = TW_ERR_INVAL;
 			continue;
 		}
-		q->rc = rec_get(st, q->imsi, &r);
+		q->rc = rec_get_enabled(st, q->imsi, &r);
 		if (q->rc != TW_OK)
 			continue;
 		q->rc = vector_or_claim(st, r, q->aka_prime, q->rand_, q->out,
@@ -2732,7 +2807,7 @@ int tw_store_resync(struct tw_store *st, const char *imsi, const uint8_t rand_[s
 	if (st == NULL || imsi == NULL || rand_ == NULL || auts == NULL)
 		return TW_ERR_INVAL;
 	for (int attempt = 0; attempt < STORE_STATE_TRIES && rc == TW_ERR_STATE; attempt++) {
-		rc = rec_get(st, imsi, &r);
+		rc = rec_get_enabled(st, imsi, &r);
 		if (rc != TW_OK)
 			break;
 		rc = resync_locked(st, r, rand_, auts);
@@ -2757,7 +2832,7 @@ int tw_store_sim_triplets(struct tw_store *st, const char *imsi, const uint8_t r
 	memset(out, 0, n * sizeof(*out));
 	if (st == NULL || imsi == NULL || rands == NULL)
 		return TW_ERR_INVAL;
-	rc = rec_get(st, imsi, &r);
+	rc = rec_get_enabled(st, imsi, &r);
 	if (rc != TW_OK)
 		goto out;
 	rc = rec_unwrap(st, r, &s);

@@ -44,7 +44,7 @@ enum {
 	 * for writing, its rows carried over; a version 1 or 2 file too, its
 	 * ids not (those peers authenticate fully once). An older version is
 	 * refused when opened read-only */
-	STORE_SCHEMA_VERSION = 4,
+	STORE_SCHEMA_VERSION = 5,
 	STORE_ID_BODY_LEN = 26,       /* base32 characters of an encrypted id */
 	STORE_STRIPES = 64,           /* mutexes over the subscriber buckets */
 	STORE_BUCKETS_MAX = 1 << 24,  /* subscriber buckets at most */
@@ -109,6 +109,7 @@ struct sub_rec {
 	struct tw_sqn_he sqn;      /* SEQ_HE as issued */
 	uint64_t reserved;         /* the durable high-water mark (SEQ) */
 	int64_t gen;               /* row generation: a replace changes it */
+	bool disabled;             /* refused at authentication (schema 5) */
 	int64_t resync_start;      /* rate-limit window start (monotonic s) */
 	unsigned resync_count;     /* resyncs that moved SEQ_HE (MAC-S verified) */
 	unsigned resync_bad;       /* attempts that did not: bad MAC-S, stale */

@@ -51,7 +51,7 @@ n_inst=$(ls "$st"/include/twag/*.h 2>/dev/null | wc -l)
 	no "shared library links: $(ls -l "$st"/lib/libtwag.so* 2>&1 | tr '\n' ' ')"
 soname=$(readelf -d "$st/lib/libtwag.so.$version" 2>/dev/null | sed -nE 's/.*\(SONAME\).*\[(.*)\]/\1/p')
 [ "$soname" = "libtwag.so.$major" ] && ok "SONAME $soname" || no "SONAME '$soname', want libtwag.so.$major"
-grep -q "^ExecStart=$prefix/sbin/twagd --config $prefix/etc/twag/twagd.conf$" "$st/lib/systemd/system/twagd.service" &&
+grep -q "^ExecStart=$prefix/sbin/twagd --config $prefix/etc/twag/twagd.conf --control-socket /run/twagd/control$" "$st/lib/systemd/system/twagd.service" &&
 	ok "the unit starts the installed twagd with the installed config" ||
 	no "unit ExecStart" "$st/lib/systemd/system/twagd.service"
 grep -q '@[A-Z]*@' "$st/lib/systemd/system/twagd.service" "$st/lib/pkgconfig/twag.pc" "$st"/share/man/man*/* &&

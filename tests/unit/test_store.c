@@ -4312,6 +4312,62 @@ static void test_rec_reuse_threads(void)
  * and its rows are carried over: its pseudonyms and re-auth ids are still
  * found after the migration.
  */
+/*
+ * twag subscriber disable: a disabled subscriber gets no vector, triplet
+ * or resync (TW_ERR_DISABLED) in this process at once and in another
+ * process on the file within its poll of changes; info says so; a
+ * replace keeps the flag; enable gives vectors again; an unknown IMSI is
+ * TW_ERR_NOTFOUND.
+ */
+static void test_disable(void)
+{
+	struct tw_store_opts o = opts_default();
+	struct tw_subscriber s;
+	struct tw_store_sub_info info;
+	struct tw_eap_aka_vec v;
+	static const uint8_t amf[2] = { 0x80, 0x00 };
+	uint8_t rand_[16] = { 1 };
+	struct tw_store *st, *other;
+	char imsi[16];
+	int rc = TW_OK;
+
+	db_remove();
+	st = open_with(&o);
+	other = open_with(&o);
+	if (st == NULL || other == NULL)
+		return;
+	random_imsi(imsi);
+	make_milenage(&s, imsi, amf, 0x10);
+	CHECK_OK(tw_store_sub_put(st, &s, false));
+	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v));
+	CHECK_OK(tw_store_aka_vector(other, imsi, true, rand_, &v));
+	CHECK_OK(tw_store_sub_set_disabled(st, imsi, true));
+	CHECK_ERR(tw_store_aka_vector(st, imsi, true, rand_, &v), TW_ERR_DISABLED);
+	CHECK(tw_ct_is_zero(&v, sizeof(v)));
+	/* the other process: within its poll of the file's changes */
+	for (int i = 0; i < 100; i++) {
+		rc = tw_store_aka_vector(other, imsi, true, rand_, &v);
+		if (rc == TW_ERR_DISABLED)
+			break;
+		usleep(20 * 1000);
+	}
+	CHECK_ERR(rc, TW_ERR_DISABLED);
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(info.disabled);
+	CHECK_OK(tw_store_sub_put(st, &s, true));
+	CHECK_ERR(tw_store_aka_vector(st, imsi, false, rand_, &v), TW_ERR_DISABLED);
+	CHECK_OK(tw_store_sub_set_disabled(st, imsi, false));
+	CHECK_OK(tw_store_aka_vector(st, imsi, true, rand_, &v));
+	CHECK_OK(tw_store_sub_info(st, imsi, &info));
+	CHECK(!info.disabled);
+	CHECK_ERR(tw_store_sub_set_disabled(st, "001019999999999", true), TW_ERR_NOTFOUND);
+	CHECK_ERR(tw_store_sub_set_disabled(st, "12", true), TW_ERR_INVAL);
+	tw_store_close(other);
+	tw_store_close(st);
+	tw_wipe(&s, sizeof(s));
+	tw_wipe(&v, sizeof(v));
+}
+
 static void test_schema_migration(void)
 {
 	static const char *const v2_sql =
@@ -4348,7 +4404,7 @@ static void test_schema_migration(void)
 	char p3[16];
 	size_t p3_len;
 
-	for (int version = 1; version <= 3; version++) {
+	for (int version = 1; version <= 4; version++) {
 		db_remove();
 		st = open_with(&o);
 		if (st == NULL)
@@ -4381,6 +4437,10 @@ static void test_schema_migration(void)
 			CHECK(raw_exec("DROP INDEX reauth_imsi;"
 				       " ALTER TABLE reauth DROP COLUMN imsi;"
 				       "UPDATE meta SET value = 1 WHERE name = 'schema_version'"));
+		/* versions 1 to 4 had no disabled flag */
+		CHECK(raw_exec("ALTER TABLE subscriber DROP COLUMN disabled"));
+		if (version == 4)
+			CHECK(raw_exec("UPDATE meta SET value = 4 WHERE name = 'schema_version'"));
 
 		o.read_only = true;
 		st = NULL;
@@ -4398,7 +4458,9 @@ static void test_schema_migration(void)
 		if (st == NULL)
 			return;
 		CHECK(raw_int("SELECT value FROM meta WHERE name = 'schema_version'"
-			      " AND ?1 IS NOT NULL", imsi) == 4);
+			      " AND ?1 IS NOT NULL", imsi) == 5);
+		CHECK(raw_int("SELECT count(*) FROM subscriber WHERE imsi = ?1 AND disabled = 0",
+			      imsi) == 1);
 		CHECK(raw_int("SELECT count(*) FROM sqlite_master WHERE name IN"
 			      " ('pseudonym', 'reauth', 'reauth_imsi', 'ident_3', 'ident_old')"
 			      " AND ?1 IS NOT NULL", imsi) == 0);
@@ -4952,6 +5014,7 @@ void test_main(void)
 	test_populate();
 	test_identity_volatile();
 	test_schema_migration();
+	test_disable();
 	test_reauth_in_place();
 	test_minted_ids();
 	test_ident_slots();

@@ -1,5 +1,5 @@
 /*
- * twag session list|show — the live RADIUS accounting sessions of a
+ * twag session list|show|disconnect|coa — the live RADIUS accounting sessions of a
  * running twagd, read from its metrics listener (GET /sessions,
  * /sessions/ID; docs/twagd.md "Accounting"): the endpoint is already
  * there, bounded (one connection at a time, a deadline per exchange) and
@@ -14,6 +14,20 @@
  * JSON with --json. No such session, no server, no accounting: one line
  * on stderr, exit 2. A listing cut short (the endpoint ends an exchange
  * after 2 s): exit 1.
+ *
+ *   twag session disconnect ID [--control PATH] [--json]
+ *   twag session disconnect --imsi IMSI [--control PATH] [--json]
+ *   twag session coa ID ATTR=VALUE... [--control PATH] [--json]
+ *   twag session coa --imsi IMSI ATTR=VALUE... [--control PATH] [--json]
+ *
+ * ask twagd over its control socket (--control, default
+ * /run/twagd/control; src/server/control.c) to send an RFC 5176
+ * Disconnect-Request / CoA-Request to the NAS of that session, or of
+ * every session of IMSI, and print the outcome of each (ack, nak with
+ * its Error-Cause, timeout). ATTR: Session-Timeout=S, Idle-Timeout=S,
+ * Acct-Interim-Interval=S, Filter-Id=TEXT or TYPE=HEX. Exit 0 when every
+ * request was acknowledged, 1 when one was not (NAK, timeout), 2 for bad
+ * usage, no such session or no twagd.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -27,6 +41,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ctl.h"
 #include "twag/server.h"
 
 enum {
@@ -226,6 +241,96 @@ static int http_get(const char *cmd, const char *server, const char *path, char 
 	return status;
 }
 
+enum { CTL_TIMEOUT_MS = 120000, CTL_ANSWER_MAX = 65536 };
+
+/* twag session disconnect|coa (see the file header). */
+static int dynauth(const char *sub, int argc, char **argv)
+{
+	static const char *const valued[] = { "control", "imsi", NULL };
+	static const char *const flags[] = { "json", NULL };
+	char cmd[32], line[1100] = "", why[300], *ans;
+	const char *path, *imsi, *id = NULL;
+	char *opts[64];
+	int nopt = 0, nattr = 0;
+	const char *attrs[64];
+	unsigned acks = 0, others = 0;
+	enum ctl_status st;
+	struct cli c;
+	bool coa = strcmp(sub, "coa") == 0;
+
+	snprintf(cmd, sizeof(cmd), "session %s", sub);
+	/* positional words (ID, ATTR=VALUE) apart from the options */
+	for (int i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) == 0) {
+			if (nopt >= 62)
+				break;
+			opts[nopt++] = argv[i];
+			if (strchr(argv[i], '=') == NULL && strcmp(argv[i], "--json") != 0 &&
+			    i + 1 < argc)
+				opts[nopt++] = argv[++i];
+		} else if (id == NULL && strchr(argv[i], '=') == NULL) {
+			id = argv[i];
+		} else if (nattr < 64) {
+			attrs[nattr++] = argv[i];
+		}
+	}
+	cli_parse(&c, cmd, nopt, opts, valued, flags);
+	path = cli_get(&c, "control");
+	if (path == NULL)
+		path = CTL_DEFAULT_PATH;
+	imsi = cli_get(&c, "imsi");
+	if ((id == NULL) == (imsi == NULL)) {
+		fprintf(stderr, "twag %s: give a session ID or --imsi IMSI (one of them)\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	if (id != NULL && (id[0] == 0 || strlen(id) > 253)) {
+		fprintf(stderr, "twag %s: the session id must be 1..253 octets\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	if (coa && nattr == 0) {
+		fprintf(stderr, "twag %s: no attribute to change (ATTR=VALUE...)\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	if (!coa && nattr > 0) {
+		fprintf(stderr, "twag %s: a Disconnect-Request takes no ATTR=VALUE\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	if (nattr > 16) {
+		fprintf(stderr, "twag %s: at most 16 attributes\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	if (!ctl_word(line, sizeof(line), sub) ||
+	    !ctl_word(line, sizeof(line), id != NULL ? "session" : "imsi") ||
+	    !ctl_word(line, sizeof(line), id != NULL ? id : imsi)) {
+		fprintf(stderr, "twag %s: the request is too long\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	for (int i = 0; i < nattr; i++)
+		if (!ctl_word(line, sizeof(line), attrs[i])) {
+			fprintf(stderr, "twag %s: the request is too long (1024 octets)\n", cmd);
+			return CLI_EXIT_USAGE;
+		}
+	if (strlen(line) > 1024) {
+		fprintf(stderr, "twag %s: the request is too long (1024 octets)\n", cmd);
+		return CLI_EXIT_USAGE;
+	}
+	ans = malloc(CTL_ANSWER_MAX);
+	if (ans == NULL)
+		return CLI_EXIT_FAIL;
+	st = ctl_request(path, line, ans, CTL_ANSWER_MAX, CTL_TIMEOUT_MS, why, sizeof(why));
+	if (st == CTL_NO_DAEMON || st == CTL_FAILED) {
+		fprintf(stderr, "twag %s: %s%s\n", cmd, why,
+			st == CTL_NO_DAEMON ? " (is twagd running with --control-socket?)" : "");
+		free(ans);
+		return CLI_EXIT_USAGE;
+	}
+	ctl_print(ans, cli_flag(&c, "json"), &acks, &others);
+	free(ans);
+	if (st == CTL_ERROR)
+		return CLI_EXIT_USAGE;
+	return acks > 0 && others == 0 ? 0 : CLI_EXIT_FAIL;
+}
+
 int cmd_session(int argc, char **argv)
 {
 	static const char *const valued[] = { "metrics", NULL };
@@ -235,8 +340,10 @@ int cmd_session(int argc, char **argv)
 	struct cli c;
 	int status, skip = 1;
 
+	if (strcmp(sub, "disconnect") == 0 || strcmp(sub, "coa") == 0)
+		return dynauth(sub, argc - 1, argv + 1);
 	if (strcmp(sub, "list") != 0 && strcmp(sub, "show") != 0) {
-		fprintf(stderr, "twag session: list or show ID (try twag --help)\n");
+		fprintf(stderr, "twag session: list, show ID, disconnect ID or coa ID ATTR=VALUE... (try twag --help)\n");
 		return CLI_EXIT_USAGE;
 	}
 	snprintf(cmd, sizeof(cmd), "session %s", sub);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ctl.h"
 #include "csv.h"
 #include "sub_text.h"
 #include "twag/bytes.h"
@@ -115,13 +116,116 @@ static int sub_add(int argc, char **argv)
 	return 0;
 }
 
-static int sub_del(int argc, char **argv)
+/*
+ * After del or disable: a running twagd (--control PATH, else the default
+ * socket) is told to send Disconnect-Requests for the subscriber's
+ * sessions. No twagd there is no error: it is said and the command
+ * succeeds (the store changed; a twagd started later never authorizes
+ * the subscriber, and its store check covers one that did not hear).
+ */
+static void tell_twagd(const struct cli *c, const char *imsi)
 {
-	static const char *const valued[] = { "db", "imsi", "kek-file", NULL };
+	const char *path = cli_get(c, "control");
+	char line[64] = "", why[300], ans[16384];
+	unsigned acks, others;
+	enum ctl_status st;
+
+	if (path == NULL)
+		path = CTL_DEFAULT_PATH;
+	if (!ctl_word(line, sizeof(line), "disconnect") || !ctl_word(line, sizeof(line), "imsi") ||
+	    !ctl_word(line, sizeof(line), imsi))
+		return;
+	st = ctl_request(path, line, ans, sizeof(ans), 120000, why, sizeof(why));
+	if (st == CTL_NO_DAEMON) {
+		printf("twagd: not running at %s (no session to disconnect)\n", path);
+		return;
+	}
+	if (st == CTL_FAILED) {
+		fprintf(stderr, "twag %s: twagd: %s\n", c->cmd, why);
+		return;
+	}
+	if (st == CTL_ERROR && strstr(ans, "no authorized session") != NULL) {
+		printf("twagd: no session of that subscriber to disconnect\n");
+		return;
+	}
+	ctl_print(ans, false, &acks, &others);
+}
+
+/* The IMSI of del/enable/disable: --imsi, or the first word when it is
+ * not an option ("twag subscriber disable IMSI --db PATH"). */
+static int imsi_word(int *argc, char ***argv, char **word)
+{
+	*word = NULL;
+	if (*argc > 0 && strncmp((*argv)[0], "--", 2) != 0) {
+		*word = (*argv)[0];
+		(*argc)--;
+		(*argv)++;
+	}
+	return 0;
+}
+
+static int sub_enable(int argc, char **argv, bool disable)
+{
+	static const char *const valued[] = { "db", "imsi", "kek-file", "control", NULL };
+	const char *cmd = disable ? "subscriber disable" : "subscriber enable";
 	struct cli c;
 	struct tw_store *st;
+	char *word;
+	const char *imsi;
 	int rc;
 
+	(void)imsi_word(&argc, &argv, &word);
+	cli_parse(&c, cmd, argc, argv, valued, NULL);
+	(void)cli_need(&c, "db");
+	imsi = word != NULL ? word : cli_need(&c, "imsi");
+	if (strlen(imsi) < TW_IMSI_MIN_LEN || strlen(imsi) > TW_IMSI_MAX_LEN ||
+	    strspn(imsi, "0123456789") != strlen(imsi))
+		cli_usage_error(&c, "imsi", "expected 5 to 15 decimal digits");
+	st = store_open(&c, false, false);
+	rc = tw_store_sub_set_disabled(st, imsi, disable);
+	tw_store_close(st);
+	if (rc == TW_ERR_NOTFOUND) {
+		fprintf(stderr, "twag %s: imsi %s not found\n", cmd, imsi);
+		return CLI_EXIT_FAIL;
+	}
+	if (rc != TW_OK)
+		cli_fail(&c, disable ? "disable" : "enable", rc);
+	if (disable)
+		tell_twagd(&c, imsi);
+	return 0;
+}
+
+static int sub_disable(int argc, char **argv)
+{
+	return sub_enable(argc, argv, true);
+}
+
+static int sub_reenable(int argc, char **argv)
+{
+	return sub_enable(argc, argv, false);
+}
+
+static int sub_del(int argc, char **argv)
+{
+	static const char *const valued[] = { "db", "imsi", "kek-file", "control", NULL };
+	struct cli c;
+	struct tw_store *st;
+	char *word;
+	int rc;
+
+	(void)imsi_word(&argc, &argv, &word);
+	if (word != NULL) {
+		/* the positional form: as if --imsi */
+		static char *both[66];
+		int n = 0;
+
+		both[n++] = (char *)"--imsi";
+		both[n++] = word;
+		for (int i = 0; i < argc && n < 64; i++)
+			both[n++] = argv[i];
+		argc = n;
+		argv = both;
+	}
 	cli_parse(&c, "subscriber del", argc, argv, valued, NULL);
 	(void)cli_need(&c, "db");
 	need_imsi(&c);
@@ -134,6 +238,7 @@ static int sub_del(int argc, char **argv)
 	}
 	if (rc != TW_OK)
 		cli_fail(&c, "del", rc);
+	tell_twagd(&c, cli_get(&c, "imsi"));
 	return 0;
 }
 
@@ -180,6 +285,8 @@ static int sub_show(int argc, char **argv)
 	printf("seq_he=%llu\n", (unsigned long long)i.seq_he);
 	printf("sqn_reserved=%llu\n", (unsigned long long)i.sqn_reserved);
 	printf("ind_bits=%u\n", i.ind_bits);
+	if (i.disabled) /* only then: scripts reading the lines above keep working */
+		printf("disabled=yes\n");
 	if (!cli_flag(&c, "keys"))
 		return 0;
 	if (s.keys.alg == TW_SUB_MILENAGE) {
@@ -278,13 +385,14 @@ int cmd_subscriber(int argc, char **argv)
 	} verbs[] = {
 		{ "add", sub_add },   { "del", sub_del },       { "show", sub_show },
 		{ "list", sub_list }, { "import", sub_import },
+		{ "disable", sub_disable }, { "enable", sub_reenable },
 	};
 
 	if (argc >= 1)
 		for (size_t i = 0; i < sizeof(verbs) / sizeof(verbs[0]); i++)
 			if (strcmp(argv[0], verbs[i].name) == 0)
 				return verbs[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "twag subscriber: expected add, del, show, list or import%s%s\n",
+	fprintf(stderr, "twag subscriber: expected add, del, show, list, import, disable or enable%s%s\n",
 		argc >= 1 ? ", not " : "", argc >= 1 ? argv[0] : "");
 	return CLI_EXIT_USAGE;
 }
