@@ -21,6 +21,10 @@
  *   coa session ID ATTR=VALUE...      CoA-Request(s) with those attributes
  *   coa imsi IMSI ATTR=VALUE...       (§2.2; dynauth.c tw_srv_dynauth_parse_attr)
  *   sessions imsi IMSI                the authorized sessions of IMSI
+ *   debug [show] | clear | client add|del IP[/PREFIX] | imsi add|del IMSI
+ *                                     the per-request debug conditions
+ *                                     (debug.c): "result client=NET/P",
+ *                                     "result imsi=MASKED", ok clients=N imsis=N
  * A result line: result kind=disconnect|coa session=ID|- imsi=MASKED
  * client=IP nas=IP:PORT outcome=ack|nak|timeout|error [error_cause=N
  * error_cause_name=NAME]; the last line of a command that sent requests:
@@ -153,6 +157,9 @@ static const struct {
 	{ "coa", 3, 2 + TW_SRV_COA_MAX_ATTRS,
 	  "coa session ID ATTR=VALUE... | coa imsi IMSI ATTR=VALUE...", tw_srv_dynauth_cmd_coa },
 	{ "sessions", 2, 2, "sessions imsi IMSI", tw_srv_dynauth_cmd_sessions },
+	{ "debug", 0, 3,
+	  "debug [show] | debug clear | debug client add|del IP[/PREFIX] | debug imsi add|del IMSI",
+	  tw_srv_debug_cmd },
 };
 
 static void c_help(struct tw_srv *srv, struct out *o, int argc, char **argv)

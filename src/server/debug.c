@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "srv.h"
+#include "textout.h"
 #include "twag/hex.h"
 #include "twag/bytes.h"
 #include "twag/mem.h"
@@ -194,6 +195,73 @@ size_t tw_srv_debug_text(const struct tw_srv_debug_set *d, char *out, size_t max
 		o += (size_t)k;
 	}
 	return o;
+}
+
+/* ---- the control socket's "debug" command (control.c) ------------------- */
+
+/*
+ *   debug [show]                      the conditions in force
+ *   debug client add|del IP[/PREFIX]  one client network more or less
+ *   debug imsi add|del IMSI           one subscriber more or less
+ *   debug clear                       none
+ * Each change is made under the conditions' lock (two tools at once lose
+ * nothing) and logged (event=debug-conditions). A SIGHUP that changes
+ * debug-client or debug-imsi in the configuration replaces the set.
+ */
+void tw_srv_debug_cmd(struct tw_srv *srv, struct out *o, int argc, char **argv)
+{
+	struct tw_srv_debug *g = &srv->debug;
+	struct tw_srv_debug_set now;
+	char err[128], text[1024];
+	int rc = TW_OK;
+
+	if (argc >= 1 && strcmp(argv[0], "clear") == 0 && argc == 1) {
+		pthread_mutex_lock(&g->lock);
+		memset(&g->set, 0, sizeof(g->set));
+		atomic_store(&g->on, 0);
+		pthread_mutex_unlock(&g->lock);
+	} else if (argc == 3 && (strcmp(argv[0], "client") == 0 || strcmp(argv[0], "imsi") == 0) &&
+		   (strcmp(argv[1], "add") == 0 || strcmp(argv[1], "del") == 0)) {
+		bool imsi = argv[0][0] == 'i', add = argv[1][0] == 'a';
+
+		err[0] = 0;
+		pthread_mutex_lock(&g->lock);
+		rc = add ? tw_srv_debug_add(&g->set, imsi, argv[2], err, sizeof(err))
+			 : tw_srv_debug_del(&g->set, imsi, argv[2]);
+		atomic_store(&g->on, g->set.n_net + g->set.n_imsi);
+		pthread_mutex_unlock(&g->lock);
+		if (rc != TW_OK) {
+			put(o, "error %s\n",
+			    err[0] ? err
+			    : rc == TW_ERR_NOTFOUND ? "no such condition"
+						    : "not an IP[/PREFIX] or IMSI");
+			return;
+		}
+	} else if (!(argc == 0 || (argc == 1 && strcmp(argv[0], "show") == 0))) {
+		put(o, "error usage: debug [show] | debug clear | debug client add|del IP[/PREFIX] | "
+		       "debug imsi add|del IMSI\n");
+		return;
+	}
+	tw_srv_debug_get(g, &now);
+	if (argc > 0 && strcmp(argv[0], "show") != 0) {
+		tw_srv_debug_text(&now, text, sizeof(text));
+		tw_log_always(NULL, TW_LOG_INFO, "debug-conditions", "%s%s", text[0] ? text : "conditions=none",
+			      " by=control-socket");
+	}
+	for (unsigned i = 0; i < now.n_net; i++) {
+		char a[INET6_ADDRSTRLEN];
+
+		tw_srv_addr_text(&now.net[i], a, sizeof(a));
+		put(o, "result client=%s/%u\n", a, now.prefix[i]);
+	}
+	for (unsigned i = 0; i < now.n_imsi; i++) {
+		char m[TW_NAI_MASK_MAX];
+
+		if (tw_nai_mask_imsi(m, sizeof(m), now.imsi[i], strlen(now.imsi[i])) != TW_OK)
+			snprintf(m, sizeof(m), "?");
+		put(o, "result imsi=%s\n", m);
+	}
+	put(o, "ok clients=%u imsis=%u\n", now.n_net, now.n_imsi);
 }
 
 /* ---- the dump ------------------------------------------------------------ */

@@ -340,6 +340,9 @@ void tw_srv_debug_get(struct tw_srv_debug *g, struct tw_srv_debug_set *out);
  * imsi[0..imsi_len) (NULL: not known yet) is to be debugged. */
 bool tw_srv_debug_match(struct tw_srv_debug *g, const struct tw_srv_addr *client,
 			const char *imsi, size_t imsi_len);
+/* The control socket's "debug" command (debug.c; control.c's table). */
+struct out;
+void tw_srv_debug_cmd(struct tw_srv *srv, struct out *o, int argc, char **argv);
 /* Logs the RADIUS packet pkt[0..len) (dir "in" or "out") attribute by
  * attribute, secrets elided, IMSIs masked, into b. */
 void tw_srv_debug_dump(struct tw_log_buf *b, const char *dir, const char *client,

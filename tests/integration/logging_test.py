@@ -172,7 +172,53 @@ def main():
     R.check(d.alive(), "twagd still running")
     d.stop()
 
-    # 4. bad values are refused with the reason
+    # 4. switched at run time over the control socket: twag debug
+    ctl = os.path.join(work, "control")
+    d = T.Twagd(work, db, extra=["--control-socket", ctl, "--acct-listen", "off"])
+    if R.check(d.start(), "twagd with --control-socket starts", d.log_text()):
+        def twag_debug(*args):
+            return T.subprocess.run([T.TWAG, "debug", *args, "--control", ctl],
+                                    capture_output=True, text=True, timeout=20)
+
+        sh = twag_debug()
+        R.check(sh.returncode == 0 and "ok clients=0 imsis=0" in sh.stdout,
+                "twag debug: no condition at first", sh.stdout + sh.stderr)
+        mark = len(d.log_text())
+        r = T.eapol_test(d, "aka-prime", T.nai(6, b_imsi), b)
+        R.check(r.success and "event=debug-" not in d.log_text()[mark:],
+                "no debug lines without a condition", r.tail())
+        add = twag_debug("imsi", "add", b_imsi)
+        R.check(add.returncode == 0 and f"imsi={mask(b_imsi)}" in add.stdout and b_imsi not in add.stdout,
+                "twag debug imsi add: the IMSI shown masked", add.stdout + add.stderr)
+        add = twag_debug("client", "add", "127.0.0.0/8")
+        R.check(add.returncode == 0 and "client=127.0.0.0/8" in add.stdout and
+                "ok clients=1 imsis=1" in add.stdout, "twag debug client add", add.stdout + add.stderr)
+        R.check("by=control-socket" in d.log_text(), "the change is logged (event=debug-conditions)")
+        mark = len(d.log_text())
+        r = T.eapol_test(d, "aka-prime", T.nai(6, b_imsi), b)
+        time.sleep(0.3)
+        R.check(r.success and "event=debug-attr" in d.log_text()[mark:],
+                "B's conversation debugged once switched on at run time", r.tail())
+        bad = twag_debug("imsi", "add", "12x")
+        R.check(bad.returncode == 2 and "6 to 15 digits" in (bad.stdout + bad.stderr),
+                "a bad IMSI is refused with the reason", bad.stdout + bad.stderr)
+        bad = twag_debug("client", "del", "10.0.0.0/8")
+        R.check(bad.returncode == 2 and "no such condition" in (bad.stdout + bad.stderr),
+                "deleting a condition that is not there: an error", bad.stdout + bad.stderr)
+        js = twag_debug("--json")
+        R.check(js.returncode == 0 and json.loads(js.stdout)["ok"]["clients"] in (1, "1"),
+                "twag debug --json", js.stdout)
+        clr = twag_debug("clear")
+        R.check(clr.returncode == 0 and "ok clients=0 imsis=0" in clr.stdout, "twag debug clear",
+                clr.stdout + clr.stderr)
+        mark = len(d.log_text())
+        r = T.eapol_test(d, "aka-prime", T.nai(6, b_imsi), b)
+        time.sleep(0.3)
+        R.check(r.success and "event=debug-" not in d.log_text()[mark:],
+                "no debug lines once cleared", d.log_text()[mark:][:500])
+        d.stop()
+
+    # 5. bad values are refused with the reason
     for args, why in ((["--log-format", "xml"], "log-format must be text or json"),
                       (["--debug-imsi", "12ab"], "IMSI of 6 to 15 digits"),
                       (["--debug-client", "300.1.1.1"], "debug-client must be IP")):

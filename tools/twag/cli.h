@@ -85,5 +85,6 @@ int cmd_esp(int argc, char **argv);
 int cmd_subscriber(int argc, char **argv);
 int cmd_store(int argc, char **argv);
 int cmd_session(int argc, char **argv);
+int cmd_debug(int argc, char **argv);
 
 #endif

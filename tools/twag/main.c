@@ -96,6 +96,11 @@ static const char usage[] =
 	"      Filter-Id=TEXT or TYPE=HEX; -> one line per request: outcome=ack|nak|timeout\n"
 	"      exit 0 all acknowledged, 1 a NAK or timeout, 2 usage, no session, no twagd\n"
 	"\n"
+	"Per-request debug of a running twagd (every attribute of the chosen\n"
+	"conversations in its log, secrets elided; through its control socket):\n"
+	"  debug [show] [--control PATH] [--json]   -> client=NET/P, imsi=MASKED lines\n"
+	"  debug client add|del IP[/PREFIX] | debug imsi add|del IMSI | debug clear\n"
+	"\n"
 	"Input limits (longer input is refused with exit status 2, never cut):\n"
 	"  keywrap --key/--wrapped 4096 octets; ccmp --frame 11454 octets (+ header and\n"
 	"  MIC to decrypt); wlan mic --frame 2048 octets; esp --packet 65535 octets;\n"
@@ -118,6 +123,7 @@ static const struct {
 	{ "esp", cmd_esp },           { "subscriber", cmd_subscriber },
 	{ "store", cmd_store },
 	{ "session", cmd_session },
+	{ "debug", cmd_debug },
 };
 
 int main(int argc, char **argv)
