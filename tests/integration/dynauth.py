@@ -396,4 +396,5 @@ def main():
     nas.stop = True
 
 
-T.run_main(main, R)
+if __name__ == "__main__":
+    T.run_main(main, R)

@@ -4,7 +4,8 @@
 ::1/128 with its own secret inside ::/64 with another; a prefix that does
 not hold ::1 gets nothing), the metrics endpoint (--metrics [::1]:PORT),
 accounting (--acct-listen [::1]:PORT, radclient as the NAS) and
-`twag session list` reading it over IPv6, --debug-client ::1, and
+`twag session list` reading it over IPv6, an RFC 5176 Disconnect-Request
+to a NAS on ::1, --debug-client ::1, and
 --check-config of the same command line. eapol_test is the phone
 (EAP-AKA' and EAP-SIM with MPPE keys checked by eapol_test itself)."""
 import os
@@ -16,6 +17,7 @@ import time
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import twagtest as T  # noqa: E402
+import dynauth as D  # noqa: E402
 
 R = T.Results("ipv6")
 
@@ -78,8 +80,15 @@ def main():
     aka_imsi, aka = T.new_usim(db, amf="0000")
     sim_imsi, sim = T.new_sim(db)
     sec, wide = "v6-" + T.rhex(6), "wide-" + T.rhex(6)
+    # the NAS's RFC 5176 server on ::1 (requests verified with hashlib)
+    nas = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    nas.bind(("::1", 0))
+    nas.settimeout(5)
+    ctl = os.path.join(work, "control")
     d = V6Twagd(work, db, secret=sec, host="::1",
-                clients=[f"::/64={wide}", f"::1/128={sec}"], extra=["--debug-client", "::1"])
+                clients=[f"::/64={wide}", f"::1/128={sec}"],
+                extra=["--debug-client", "::1", "--control-socket", ctl,
+                       "--dynauth-port", str(nas.getsockname()[1])])
     if not R.check(d.start(), "twagd with every listener on ::1 starts", d.log_text()):
         return
     ready = [x for x in d.log_text().split("\n") if "event=ready" in x]
@@ -124,6 +133,29 @@ def main():
                         capture_output=True, text=True, timeout=20)
     R.check(sh.returncode == 0 and "::1" in sh.stdout, "twag session show: the NAS is ::1",
             sh.stdout + sh.stderr)
+
+    # RFC 5176 over IPv6: a Disconnect-Request to the NAS at [::1]
+    import threading
+    got = []
+
+    def serve_nas():
+        try:
+            pkt, src = nas.recvfrom(4096)
+        except OSError:
+            return
+        got.append((D.request_ok(sec.encode(), pkt), pkt, src))
+        nas.sendto(D.reply(sec.encode(), pkt, pkt[0] + 1, msg_auth=True), src)
+
+    t = threading.Thread(target=serve_nas, daemon=True)
+    t.start()
+    dc = subprocess.run([T.TWAG, "session", "disconnect", "--imsi", aka_imsi, "--control", ctl],
+                        capture_output=True, text=True, timeout=30)
+    t.join(6)
+    R.check(got and got[0][0] and got[0][1][0] == 40 and got[0][2][0] == "::1",
+            "Disconnect-Request to the NAS over IPv6, authenticator right (hashlib)", str(got))
+    R.check(dc.returncode == 0 and "outcome=ack" in dc.stdout,
+            "twag session disconnect: ack from [::1]", dc.stdout + dc.stderr)
+    nas.close()
 
     # --debug-client ::1
     time.sleep(0.3)
