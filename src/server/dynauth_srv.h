@@ -47,9 +47,13 @@ void tw_srv_dynauth_close(struct tw_srv *srv);
  * The packet path, at an Access-Accept (worker.c reply_accept): keeps
  * that the session of Class token tok was authorized for imsi with user
  * (the Access-Accept's User-Name), from client, with the Access-Request
- * req's Calling-Station-Id and NAS identification. No allocation, no
- * lock held beyond copying one entry (a spin lock per set of 4).
+ * req's Calling-Station-Id and NAS identification. Queued in the calling
+ * thread (at most 32) and written into the table by
+ * tw_srv_dynauth_flush, which the worker loop calls once a batch's
+ * replies are sent (tw_srv_handle on its own calls it before returning).
+ * No allocation; a spin lock per set of 4 held for one copy.
  */
+void tw_srv_dynauth_flush(struct tw_srv *srv);
 void tw_srv_dynauth_note_accept(struct tw_srv *srv, const struct tw_radius_pkt *req,
 				const struct tw_srv_addr *client,
 				const uint8_t tok[static TW_SRV_CLASS_TOKEN_LEN], const char *imsi,

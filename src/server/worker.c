@@ -912,6 +912,9 @@ size_t tw_srv_handle(struct tw_srv_worker *w, const uint8_t *in, size_t len,
 
 	w->dbg_done = false;
 	n = handle_one(w, in, len, from, reply, now_ms);
+	/* on its own (not the batched loop, which does it per batch) */
+	if (!w->defer_sign)
+		tw_srv_dynauth_flush(w->srv);
 	/* what never reached a session (drops, EAP-Start, rejects before a
 	 * session, duplicates) is debugged by its client; a parked step is
 	 * when its reply is built */
@@ -1327,6 +1330,9 @@ static void handle_datagrams(struct tw_srv_worker *w, uint64_t now)
 	}
 	if (m > 0)
 		tw_srv_send_replies(w, w->tx, m);
+	/* the batch's accepts into the authorized-session table, once
+	 * their replies have left */
+	tw_srv_dynauth_flush(w->srv);
 }
 
 void tw_srv_worker_begin(struct tw_srv_worker *w, struct tw_srv_loop *l)
