@@ -18,4 +18,7 @@ TW_MUST_CHECK int tw_hex_decode(uint8_t *out, size_t out_max, size_t *out_len,
 /* Writes 2*len lowercase hex characters and a NUL into out[2*len+1]. */
 void tw_hex_encode(char *out, const uint8_t *in, size_t len);
 
+/* The value of one hex digit (either case), or -1. */
+int tw_hex_nibble(char c);
+
 #endif

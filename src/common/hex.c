@@ -2,7 +2,7 @@
  * hex strings come from operators and vector files, not from the wire. */
 #include "twag/hex.h"
 
-static int nibble(char c)
+int tw_hex_nibble(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -19,8 +19,8 @@ int tw_hex_decode(uint8_t *out, size_t out_max, size_t *out_len,
 	if (len % 2 != 0 || len / 2 > out_max)
 		return TW_ERR_LENGTH;
 	for (size_t i = 0; i < len / 2; i++) {
-		int hi = nibble(s[2 * i]);
-		int lo = nibble(s[2 * i + 1]);
+		int hi = tw_hex_nibble(s[2 * i]);
+		int lo = tw_hex_nibble(s[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return TW_ERR_DECODE;

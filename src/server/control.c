@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "dynauth_srv.h"
+#include "twag/hex.h"
 #include "srv.h"
 
 enum {
@@ -75,17 +76,6 @@ struct tw_srv_control {
 };
 
 /* ---- the request line ------------------------------------------------------- */
-
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 int tw_srv_control_split(char *line, size_t len, char **argv, int max, int *argc)
 {
@@ -109,8 +99,8 @@ int tw_srv_control_split(char *line, size_t len, char **argv, int max, int *argc
 			if (c < 0x20 || c >= 0x7f)
 				return TW_ERR_DECODE;
 			if (c == '%') {
-				int hi = i + 2 < len ? hexval(line[i + 1]) : -1;
-				int lo = hi >= 0 ? hexval(line[i + 2]) : -1;
+				int hi = i + 2 < len ? tw_hex_nibble(line[i + 1]) : -1;
+				int lo = hi >= 0 ? tw_hex_nibble(line[i + 2]) : -1;
 
 				/* a NUL would cut the word short unseen */
 				if (lo < 0 || (hi == 0 && lo == 0))

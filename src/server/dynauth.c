@@ -645,6 +645,21 @@ static bool add_request(struct tw_srv *srv, enum kind kind, const struct target 
 	return true;
 }
 
+static void put_val(struct out *o, const char *key, const char *v);
+
+/* add_request, or a result line saying why it could not be made. */
+static void request_or_say(struct tw_srv *srv, struct out *o, enum kind kind,
+			   const struct target *t, const struct coa_attrs *ca)
+{
+	char why[160] = "";
+
+	if (!add_request(srv, kind, t, ca, why, sizeof(why))) {
+		put(o, "result kind=%s outcome=error", kind_names[kind]);
+		put_val(o, "why", why);
+		put(o, "\n");
+	}
+}
+
 /* ---- the exchange ----------------------------------------------------------------- */
 
 static bool same_peer(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
@@ -833,7 +848,6 @@ static int by_session(struct tw_srv *srv, struct out *o, enum kind kind, const c
 		      const struct coa_attrs *ca)
 {
 	struct tw_srv_dynauth *d = srv->dynauth;
-	char why[160] = "";
 	size_t n;
 
 	if (srv->acct == NULL) {
@@ -854,11 +868,7 @@ static int by_session(struct tw_srv *srv, struct out *o, enum kind kind, const c
 		    find_tok(d, tok, &d->found[i]) &&
 		    tw_srv_addr_eq(&d->found[i].client, &d->acct[i].r.key.client))
 			t.az = &d->found[i];
-		if (!add_request(srv, kind, &t, ca, why, sizeof(why))) {
-			put(o, "result kind=%s outcome=error", kind_names[kind]);
-			put_val(o, "why", why);
-			put(o, "\n");
-		}
+		request_or_say(srv, o, kind, &t, ca);
 	}
 	return TW_OK;
 }
@@ -871,7 +881,6 @@ static int by_imsi(struct tw_srv *srv, struct out *o, enum kind kind, const char
 {
 	static struct tw_acct_session as[PER_TARGET_ACCT];
 	struct tw_srv_dynauth *d = srv->dynauth;
-	char why[160] = "";
 	size_t n = find_imsi(d, imsi, d->found, TW_SRV_DYNAUTH_BATCH), na = 0;
 
 	if (n == 0) {
@@ -902,11 +911,7 @@ static int by_imsi(struct tw_srv *srv, struct out *o, enum kind kind, const char
 		{
 			struct target t = { az->client, az, NULL };
 
-			if (!add_request(srv, kind, &t, ca, why, sizeof(why))) {
-				put(o, "result kind=%s outcome=error", kind_names[kind]);
-				put_val(o, "why", why);
-				put(o, "\n");
-			}
+			request_or_say(srv, o, kind, &t, ca);
 		}
 	}
 	for (size_t j = 0; j < na; j++) {
@@ -918,11 +923,7 @@ static int by_imsi(struct tw_srv *srv, struct out *o, enum kind kind, const char
 			if (tok_of_class(d->acct[j].r.cls, d->acct[j].r.class_len, tok) &&
 			    memcmp(tok, d->found[i].tok, sizeof(tok)) == 0)
 				t.az = &d->found[i];
-		if (!add_request(srv, kind, &t, ca, why, sizeof(why))) {
-			put(o, "result kind=%s outcome=error", kind_names[kind]);
-			put_val(o, "why", why);
-			put(o, "\n");
-		}
+		request_or_say(srv, o, kind, &t, ca);
 	}
 	return TW_OK;
 }

@@ -213,13 +213,8 @@ def main():
         s.settimeout(5)
         s.connect(control)
         s.sendall(line)
-        data = b""
         try:
-            while True:
-                c = s.recv(65536)
-                if not c:
-                    break
-                data += c
+            data = T.recv_all(s)
         finally:
             s.close()
         return data.decode(errors="replace")

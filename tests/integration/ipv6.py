@@ -25,6 +25,8 @@ R = T.Results("ipv6")
 class V6Twagd(T.Twagd):
     """Every listener on ::1."""
 
+    mhost = "::1"
+
     def argv(self):
         if getattr(self, "_for", None) != self.port:
             self.aport = T.free_udp_port("::1")
@@ -36,25 +38,6 @@ class V6Twagd(T.Twagd):
         for c in self.clients:
             a += ["--client", c]
         return a + self.extra
-
-    def metrics6(self):
-        s = socket.create_connection(("::1", self.mport), timeout=3)
-        try:
-            s.sendall(b"GET /metrics HTTP/1.0\r\nHost: [::1]\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-        finally:
-            s.close()
-        out = {}
-        for line in data.decode(errors="replace").split("\r\n\r\n", 1)[-1].split("\n"):
-            if line and not line.startswith("#"):
-                k, _, v = line.rpartition(" ")
-                out[k] = float(v)
-        return out
 
 
 def status(port, secret):
@@ -102,11 +85,11 @@ def main():
     R.check(r.success and r.mppe() == (1, 0), "EAP-AKA' over ::1: SUCCESS, MPPE keys match", r.tail())
     r = T.eapol_test(d, "sim", T.nai(1, sim_imsi), sim, server="::1")
     R.check(r.success and r.mppe() == (1, 0), "EAP-SIM over ::1: SUCCESS, MPPE keys match", r.tail())
-    mx0 = d.metrics6()
+    mx0 = d.metrics()
     R.check(status(d.port, wide) is None, "::1 is ::1/128's client: ::/64's secret is refused")
     rep = status(d.port, sec)
     R.check(rep is not None and rep[0] == T.ACCESS_ACCEPT, "Status-Server with ::1/128's secret answered")
-    mx1 = d.metrics6()
+    mx1 = d.metrics()
     R.check(T.mdelta(mx0, mx1, "twag_radius_bad_authenticators_total") == 1,
             "the wrong secret counted as a bad authenticator (metrics over [::1])",
             str({k: v for k, v in mx1.items() if "bad" in k}))
@@ -173,17 +156,13 @@ def main():
     # a prefix that does not hold ::1: nothing answered, counted
     d2 = V6Twagd(T.tmpdir("ipv6-other"), db, secret=sec, host="::1", clients=[f"::2/127={sec}"])
     if R.check(d2.start(), "twagd with only ::2/127 starts", d2.log_text()):
-        m0 = d2.metrics6()
+        m0 = d2.metrics()
         R.check(status(d2.port, sec) is None, "::1 outside ::2/127: no answer")
-        m1 = d2.metrics6()
+        m1 = d2.metrics()
         R.check(T.mdelta(m0, m1, "twag_radius_unknown_clients_total") == 1,
                 "counted as an unknown client")
         R.check(d2.stop() == 0, "SIGTERM: exit 0")
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        T.cleanup()
-        R.finish()
+    T.run_main(main, R)

@@ -229,8 +229,4 @@ def main():
 
 
 if __name__ == "__main__":
-    try:
-        main()
-    finally:
-        T.cleanup()
-        R.finish()
+    T.run_main(main, R)

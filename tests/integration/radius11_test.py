@@ -42,6 +42,15 @@ def connect(work, port, alpn, tls13=True, cert="ap1"):
     return s, s.selected_alpn_protocol()
 
 
+def reload_with(d, conf, text):
+    """The configuration file rewritten, SIGHUP, and its reload logged."""
+    with open(conf, "w") as f:
+        f.write(text)
+    before = d.log_text().count("event=reload ")
+    d.proc.send_signal(T.signal.SIGHUP)
+    return T.wait_for(lambda: d.log_text().count("event=reload ") > before, 5)
+
+
 def v11_packet(code, token, attrs):
     return V.pack(code, 0, struct.pack("!I", token) + bytes(12), attrs)
 
@@ -133,11 +142,7 @@ def main():
             str({k: v for k, v in mx.items() if "radsec_v11" in k or "alpn" in k}))
 
     # 3. require and forbid (SIGHUP: new connections take the new mode)
-    with open(conf, "w") as f:
-        f.write("radsec-alpn = require\n")
-    before = d.log_text().count("event=reload ")
-    d.proc.send_signal(T.signal.SIGHUP)
-    T.wait_for(lambda: d.log_text().count("event=reload ") > before, 5)
+    reload_with(d, conf, "radsec-alpn = require\n")
     s, p = connect(work, port, ["radius/1.0"])
     R.check(isinstance(s, Exception), "require: radius/1.0 only -> refused", repr(s))
     s, p = connect(work, port, None)
@@ -149,11 +154,7 @@ def main():
     R.check(p == "radius/1.1", "require: both offered -> radius/1.1", repr(s))
     if p:
         s.close()
-    with open(conf, "w") as f:
-        f.write("radsec-alpn = forbid\n")
-    before = d.log_text().count("event=reload ")
-    d.proc.send_signal(T.signal.SIGHUP)
-    T.wait_for(lambda: d.log_text().count("event=reload ") > before, 5)
+    reload_with(d, conf, "radsec-alpn = forbid\n")
     s, p = connect(work, port, ["radius/1.1"])
     R.check(isinstance(s, Exception), "forbid: radius/1.1 only -> refused", repr(s))
     s, p = connect(work, port, ["radius/1.1", "radius/1.0"])

@@ -451,6 +451,16 @@ def new_sim(db, imsi=None, kek=None):
 
 # ---- twagd --------------------------------------------------------------------
 
+def recv_all(s):
+    """Everything s sends until it closes."""
+    data = b""
+    while True:
+        chunk = s.recv(65536)
+        if not chunk:
+            return data
+        data += chunk
+
+
 class Twagd:
     """twagd on 127.0.0.1 with a free port; stderr/stdout to a log file."""
 
@@ -521,17 +531,14 @@ class Twagd:
         self.proc = None
         return rc
 
+    mhost = "127.0.0.1"      # the metrics listener's address
+
     def metrics(self):
         """GET /metrics -> {"name" or "name{labels}": float}."""
-        s = socket.create_connection(("127.0.0.1", self.mport), timeout=3)
+        s = socket.create_connection((self.mhost, self.mport), timeout=3)
         try:
-            s.sendall(b"GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
-            data = b""
-            while True:
-                chunk = s.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
+            s.sendall(b"GET /metrics HTTP/1.0\r\nHost: twagd\r\n\r\n")
+            data = recv_all(s)
         finally:
             s.close()
         head, _, body = data.partition(b"\r\n\r\n")
