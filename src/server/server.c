@@ -905,10 +905,6 @@ int tw_srv_main(int argc, char **argv)
 		start_failed("store", err);
 		goto out;
 	}
-	if (tw_srv_acct_db_open(srv, err, sizeof(err)) != TW_OK) {
-		start_failed("acct-db", err);
-		goto out;
-	}
 
 	/* the store: KEK from --kek-file / TWAG_KEK / PATH.kek, never logged */
 	rc = tw_store_kek_load(srv->cfg.kek_file[0] ? srv->cfg.kek_file : NULL, srv->cfg.store,
@@ -934,6 +930,12 @@ int tw_srv_main(int argc, char **argv)
 	tw_wipe(kek, sizeof(kek));
 	if (rc != TW_OK) {
 		start_failed("store", err[0] ? err : tw_strerror(rc));
+		goto out;
+	}
+	/* the accounting records next to it, once the store opened (its
+	 * problems named first) */
+	if (tw_srv_acct_db_open(srv, err, sizeof(err)) != TW_OK) {
+		start_failed("acct-db", err);
 		goto out;
 	}
 	/* the identity table committed now, not page by page amid traffic */
