@@ -10,7 +10,7 @@ what=${1:-test}
 pkgs="build-essential libssl-dev pkg-config libsqlite3-dev"
 case "$what" in
 build) ;;
-test) pkgs="$pkgs eapoltest freeradius-utils radsecproxy tshark sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev"
+test) pkgs="$pkgs eapoltest freeradius-utils radsecproxy tshark ethtool iputils-ping sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev"
 	# test_install.sh: groff renders the man pages, systemd-analyze checks the unit
 	pkgs="$pkgs groff-base systemd" ;;
 bench) pkgs="$pkgs freeradius freeradius-utils libosmocore-dev libosmocore-utils gnuplot-nox" ;;

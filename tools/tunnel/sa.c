@@ -109,6 +109,7 @@ int tun_sa_parse(struct tun_sa *sa, const char *spec, bool allow_null,
 	uint8_t key[128];
 	size_t key_len = 0;
 	uint32_t spi = 0, window = 0;
+	uint64_t seq = 0;
 	bool esn = false, have_spi = false;
 	char *save = NULL;
 	int rc = -1;
@@ -139,6 +140,14 @@ int tun_sa_parse(struct tun_sa *sa, const char *spec, bool allow_null,
 				snprintf(err, err_len, "key: not hex or longer than %zu octets", sizeof(key));
 				goto out;
 			}
+		} else if (strcmp(tok, "seq") == 0) {
+			char *end;
+
+			seq = strtoull(v, &end, 16);
+			if (*v == '\0' || *end != '\0') {
+				snprintf(err, err_len, "seq: the last sequence number sent, in hex");
+				goto out;
+			}
 		} else if (strcmp(tok, "esn") == 0 && eq == NULL) {
 			esn = true;
 		} else if (strcmp(tok, "window") == 0) {
@@ -147,7 +156,7 @@ int tun_sa_parse(struct tun_sa *sa, const char *spec, bool allow_null,
 				goto out;
 			}
 		} else {
-			snprintf(err, err_len, "unknown SA field '%s' (spi=, xform=, key=, esn, window=)", tok);
+			snprintf(err, err_len, "unknown SA field '%s' (spi=, xform=, key=, esn, window=, seq=)", tok);
 			goto out;
 		}
 	}
@@ -156,6 +165,16 @@ int tun_sa_parse(struct tun_sa *sa, const char *spec, bool allow_null,
 		goto out;
 	}
 	rc = sa_make(sa, xform, spi, key, key_len, esn, window, allow_null, err, err_len);
+	if (rc == 0 && !esn && seq > 0xffffffffu) {
+		snprintf(err, err_len, "seq: more than 32 bits without esn");
+		rc = -1;
+	}
+	if (rc == 0) { /* an SA taken over where it stopped (or a test) */
+		if (sa->ah)
+			sa->ahsa.seq_out = seq;
+		else
+			sa->esp.seq_out = seq;
+	}
 out:
 	tw_wipe(buf, sizeof(buf));
 	tw_wipe(key, sizeof(key));

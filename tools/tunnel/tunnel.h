@@ -129,7 +129,8 @@ struct tun_ctx {
 };
 
 /* ---- sa.c ---- */
-/* Parses "spi=HEX,xform=NAME,key=HEX[,esn][,window=N]" into sa (keys
+/* Parses "spi=HEX,xform=NAME,key=HEX[,esn][,window=N][,seq=HEX]" into sa
+ * (seq: the last sequence number sent, for an SA taken over; keys
  * prepared, then wiped from the parse buffers). err: a message. */
 int tun_sa_parse(struct tun_sa *sa, const char *spec, bool allow_null,
 		 char *err, size_t err_len);
