@@ -467,8 +467,11 @@ run_point() {
 	fi
 	t0=$(date +%s.%N)
 	c0=$(cpu_ticks)
+	# in the background and waited for, so that a signal is handled at once
+	# (bash runs a trap only after a foreground command ends)
 	ina timeout -k 3 $((T + 20)) iperf3 -c "$iperf_dst" -p "$IPERF_PORT" -t "$T" -l "$size" \
-		--connect-timeout 3000 -J >"$js" 2>"$tmp/iperf-client.err"
+		--connect-timeout 3000 -J >"$js" 2>"$tmp/iperf-client.err" &
+	wait $!
 	rc=$?
 	c1=$(cpu_ticks)
 	t1=$(date +%s.%N)
@@ -526,7 +529,13 @@ for cur_row in $rows; do
 		teardown_row "$cur_row"
 		continue
 	fi
-	printf '%s\tok\t%s\n' "$cur_row" "$row_note" >>"$tmp/rows.tsv"
+	# the machine's CPU for 1 s with the tunnel up and idle: other work on
+	# the machine, or a tunnel that spins, shows here
+	c0=$(cpu_ticks)
+	sleep 1
+	c1=$(cpu_ticks)
+	printf '%s\tok\t%s\t%s\n' "$cur_row" "$row_note" \
+		"$(awk "BEGIN { t = ${c1#* } - ${c0#* }; if (t > 0) printf \"%.1f\", 100 * (${c1% *} - ${c0% *}) / t }")" >>"$tmp/rows.tsv"
 	log "$cur_row: $row_note"
 	for size in $sizes; do
 		run_point "$size"

@@ -109,6 +109,11 @@ def markdown(meta, rows, sizes):
         f"twag ESP encapsulation: {meta.get('encap', '?')}",
         f"- machine CPU with nothing of the study running (2 s before it): "
         f"{fmt(idle, 1)} % (not subtracted below)",
+    ]
+    if idle is not None and idle > 5.0:
+        out += [f"- **the machine was not idle before the run ({idle:.1f} % busy): other work "
+                "on it counts in every figure below; re-run on a quiet machine**"]
+    out += [
         "",
         "CPU is the whole machine's (/proc/stat, all CPUs, everything but idle "
         "and iowait) over each iperf3 client run; utilisation is of all CPUs "
@@ -117,11 +122,12 @@ def markdown(meta, rows, sizes):
         "",
         "## Rows",
         "",
-        "| row | status | note |",
-        "|---|---|---|",
+        "| row | status | note | machine CPU, tunnel up and idle (1 s) |",
+        "|---|---|---|---:|",
     ]
     for r in rows:
-        out.append(f"| {r['name']} | {r['status']} | {r['note']} |")
+        bg = r.get("idle_cpu_pct")
+        out.append(f"| {r['name']} | {r['status']} | {r['note']} | {'' if bg is None else f'{bg:.1f} %'} |")
     measured = [r for r in rows if r["status"] == "ok"]
     tables = [
         ("Throughput, Mbit/s (receiver)", "mbps", 0),
@@ -193,7 +199,8 @@ def plots(outdir, rows, sizes):
     xt = ", ".join(f'"{s}" {s}' for s in sizes)
     common = [
         "set terminal svg size 960,600 dynamic enhanced font 'sans,11' background rgb 'white'",
-        "set logscale x 2", f"set xtics ({xt})", "set xlabel 'TCP send size, bytes (iperf3 -l)'",
+        "set logscale x 2", f"set xtics ({xt})",
+        f"set xrange [{min(sizes) / 1.3}:{max(sizes) * 1.3}]", "set xlabel 'TCP send size, bytes (iperf3 -l)'",
         "set grid", "set key outside right top", "set datafile separator whitespace",
     ]
     lines = []
@@ -228,7 +235,11 @@ def main():
     raw = os.path.join(a.out, "raw")
     rows = []
     for rec in read_tsv(a.rows):
-        rows.append({"name": rec[0], "status": rec[1], "note": rec[2] if len(rec) > 2 else "", "points": []})
+        bg = None
+        if len(rec) > 3 and rec[3]:
+            bg = float(rec[3])
+        rows.append({"name": rec[0], "status": rec[1], "note": rec[2] if len(rec) > 2 else "",
+                     "idle_cpu_pct": bg, "points": []})
     byname = {r["name"]: r for r in rows}
     for rec in read_tsv(a.points):
         if rec[0] in byname:
