@@ -32,7 +32,8 @@
 #   --quick       sizes 1024,16384, 2 s per point
 #
 # Writes DIR/tunnel.md, tunnel.json, tunnel.csv, demand.svg, throughput.svg,
-# the iperf3 -J output of every point (raw/) and the tunnel logs (logs/).
+# the iperf3 -J output of every point (raw/), the tunnel logs (logs/) and
+# the report's inputs (meta.tsv, rows.tsv, points.tsv).
 # Everything started here is stopped here, the namespaces are removed, on
 # any exit (trap). Must run as root.
 set -u
@@ -544,7 +545,9 @@ for cur_row in $rows; do
 	teardown_row "$cur_row"
 done
 
-python3 bench/tunnel_report.py --meta "$tmp/meta.tsv" --rows "$tmp/rows.tsv" \
-	--points "$tmp/points.tsv" --out "$out" || { log "report failed"; exit 1; }
+# the report's inputs stay with the results: tunnel_report.py can be re-run on them
+cp "$tmp/meta.tsv" "$tmp/rows.tsv" "$tmp/points.tsv" "$out/" || exit 1
+python3 bench/tunnel_report.py --meta "$out/meta.tsv" --rows "$out/rows.tsv" \
+	--points "$out/points.tsv" --out "$out" || { log "report failed"; exit 1; }
 cat "$out/tunnel.md"
 log "results in $out"
