@@ -56,6 +56,10 @@ LOAD_SRC := $(sort $(wildcard tools/load/*.c))
 LOAD_OBJ := $(LOAD_SRC:%.c=$(BUILD)/%.o)
 LOAD := $(BUILD)/twag-load
 
+TUNNEL_SRC := $(sort $(wildcard tools/tunnel/*.c))
+TUNNEL_OBJ := $(TUNNEL_SRC:%.c=$(BUILD)/%.o)
+TUNNEL := $(BUILD)/twag-tunnel
+
 BENCH_SRC := $(sort $(wildcard tools/bench/*.c))
 BENCH_OBJ := $(BENCH_SRC:%.c=$(BUILD)/%.o)
 BENCH := $(BUILD)/twag-bench
@@ -84,7 +88,7 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o) $(HARNESS_OBJ) $(BUILD)/tests/harness/c
 	$(FUZZ_SRC:%.c=$(BUILD)/%.o) $(BUILD)/tests/fuzz/driver.o $(BUILD)/tests/ct/ct_check.o
 
 .PHONY: all test test-run run demo bench bench-gateway bench-tunnel deps clean objs fuzz fuzz-cov
-all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
+all: $(LIB) $(TWAG) $(if $(TWAGD_SRC),$(TWAGD)) $(if $(LOAD_SRC),$(LOAD)) $(TUNNEL) $(BENCH) $(TEST_BIN) $(LEVELS) $(FUZZ_BIN) $(CT_CHECK)
 objs: $(TEST_OBJ)
 
 $(BUILD)/%.o: %.c
@@ -106,6 +110,9 @@ $(TWAGD): $(TWAGD_OBJ) $(LIB)
 
 $(LOAD): $(LOAD_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(LOAD_OBJ) $(LIB) $(LDLIBS) -lm
+
+$(TUNNEL): $(TUNNEL_OBJ) $(LIB)
+	$(CC) $(LDFLAGS) -o $@ $(TUNNEL_OBJ) $(LIB) $(LDLIBS)
 
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $(BENCH_OBJ) $(LIB) $(OSMO_LIBS) $(LDLIBS) -lm
