@@ -28,6 +28,7 @@
 #   --time S      seconds per point (default 5)
 #   --encap E     udp (default) or ip: the encapsulation of the twag ESP rows
 #                 (the AH rows always use ip)
+#   --twag-args A extra arguments for both twag-tunnel ends, e.g. '--threads 2'
 #   --out DIR     results (default bench/results/tunnel-DATE)
 #   --quick       sizes 1024,16384, 2 s per point
 #
@@ -52,6 +53,7 @@ rows_sel="*"
 sizes="128 256 512 1024 1500 2048 4096 8192 16384 32768"
 T=5
 encap=udp
+twag_args=""
 out=""
 
 usage() { sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2; exit 2; }
@@ -61,6 +63,7 @@ while [ $# -gt 0 ]; do
 	--sizes) sizes=$(printf '%s' "${2:?}" | tr ',' ' '); shift 2 ;;
 	--time) T=${2:?}; shift 2 ;;
 	--encap) encap=${2:?}; shift 2 ;;
+	--twag-args) twag_args=${2:?}; shift 2 ;;
 	--out) out=${2:?}; shift 2 ;;
 	--quick) sizes="1024 16384"; T=2; shift ;;
 	-h | --help) usage ;;
@@ -264,6 +267,7 @@ setup_openvpn() {
 		return 1
 	fi
 	row_note="OpenVPN $(openvpn --version | head -1 | awk '{print $2}'), UDP, TLS mode, no DCO: $row_note"
+	return 0 # (not the status of the substitution above)
 }
 
 # wireguard-go in one namespace: NS NAME PRIVFILE PORT PEERPUB ENDPOINT ADDR PEERADDR
@@ -294,6 +298,7 @@ setup_wireguard_go() {
 		return 1
 	fi
 	row_note="wireguard-go $(wireguard-go --version 2>/dev/null | head -1 | awk '{print $2}'), MTU 1420, ChaCha20-Poly1305"
+	return 0
 }
 
 # key lengths (octets) of each twag-tunnel transform: encryption | authentication
@@ -326,12 +331,12 @@ setup_twag() {
 	lb=$out/logs/$cur_row-b.log
 	# shellcheck disable=SC2086
 	inb "$TUNNEL" --tun "ttb$tag" --addr "$INNER_B/24" --local "$OUTER_B" --remote "$OUTER_A" \
-		--encap "$e" --sa-out "$sa2" --sa-in "$sa1" $extra >"$lb" 2>&1 &
+		--encap "$e" --sa-out "$sa2" --sa-in "$sa1" $extra $twag_args >"$lb" 2>&1 &
 	s=$!
 	started $s
 	# shellcheck disable=SC2086
 	ina "$TUNNEL" --tun "tta$tag" --addr "$INNER_A/24" --local "$OUTER_A" --remote "$OUTER_B" \
-		--encap "$e" --sa-out "$sa1" --sa-in "$sa2" $extra >"$la" 2>&1 &
+		--encap "$e" --sa-out "$sa1" --sa-in "$sa2" $extra $twag_args >"$la" 2>&1 &
 	p=$!
 	started $p
 	if ! wait_for 15 log_has "$la" "twag-tunnel: ready" $p || ! wait_for 15 log_has "$lb" "twag-tunnel: ready" $s ||
@@ -339,7 +344,8 @@ setup_twag() {
 		row_note="failed: twag-tunnel did not come up ($(tail -1 "$la"; tail -1 "$lb"))"
 		return 1
 	fi
-	row_note="twag-tunnel, $xf, encap $e, MTU $(ina cat "/sys/class/net/tta$tag/mtu" 2>/dev/null)"
+	row_note="twag-tunnel, $xf, encap $e, MTU $(ina cat "/sys/class/net/tta$tag/mtu" 2>/dev/null)${twag_args:+, $twag_args}"
+	return 0
 }
 
 # ---- kernel rows: detected in a scratch namespace ------------------------------
@@ -499,6 +505,7 @@ verof() { "$@" 2>/dev/null | head -1; }
 	printf 'time\t%s\n' "$T"
 	printf 'sizes\t%s\n' "$sizes"
 	printf 'encap\t%s\n' "$encap"
+	printf 'twag_args\t%s\n' "${twag_args:-(none)}"
 	printf 'clk_tck\t%s\n' "$CLK_TCK"
 } >"$tmp/meta.tsv"
 

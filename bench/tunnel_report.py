@@ -106,7 +106,7 @@ def markdown(meta, rows, sizes):
         f"wireguard-go {meta.get('wireguard-go', '?').replace('wireguard-go ', '')}; "
         f"twag-tunnel: {meta.get('twag-tunnel', '?')}",
         f"- iperf3 TCP, one stream, {meta.get('time', '?')} s per point, `-l` = send size; "
-        f"twag ESP encapsulation: {meta.get('encap', '?')}",
+        f"twag ESP encapsulation: {meta.get('encap', '?')}, twag-tunnel arguments: {meta.get('twag_args', '(none)')}",
         f"- machine CPU with nothing of the study running (2 s before it): "
         f"{fmt(idle, 1)} % (not subtracted below)",
     ]
