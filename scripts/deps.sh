@@ -4,7 +4,8 @@
 #   scripts/deps.sh test    + libosmocore (independent oracle), osmo-auc-gen,
 #                           Python cryptography (independent cross-checks),
 #                           groff and systemd-analyze (man pages, unit)
-#   scripts/deps.sh bench   + gnuplot for --plot
+#   scripts/deps.sh bench   + gnuplot for --plot; bench/tunnel.sh's peers:
+#                           iperf3, OpenVPN, wireguard-go and wg, ping
 set -eu
 what=${1:-test}
 pkgs="build-essential libssl-dev pkg-config libsqlite3-dev"
@@ -13,7 +14,8 @@ build) ;;
 test) pkgs="$pkgs eapoltest freeradius-utils radsecproxy tshark ethtool iputils-ping sqlite3 libosmocore-dev libosmocore-utils python3 python3-cryptography valgrind clang libclang-rt-14-dev"
 	# test_install.sh: groff renders the man pages, systemd-analyze checks the unit
 	pkgs="$pkgs groff-base systemd" ;;
-bench) pkgs="$pkgs freeradius freeradius-utils libosmocore-dev libosmocore-utils gnuplot-nox" ;;
+bench) pkgs="$pkgs freeradius freeradius-utils libosmocore-dev libosmocore-utils gnuplot-nox"
+	pkgs="$pkgs iperf3 openvpn wireguard-go wireguard-tools iputils-ping openssl" ;;
 *) echo "deps.sh: unknown set '$what' (build|test|bench)" >&2; exit 2 ;;
 esac
 
