@@ -257,7 +257,7 @@ SYSCONFDIR ?= $(if $(filter /usr,$(PREFIX)),/etc,$(PREFIX)/etc)
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 MAN1 := docs/man/twag.1 docs/man/twag-load.1 docs/man/twag-bench.1
-MAN8 := docs/man/twagd.8
+MAN8 := docs/man/twagd.8 docs/man/twag-tunnel.8
 
 $(BUILD)/src/common/version.o: CPPFLAGS += -DTW_VERSION='"$(TWAG_VERSION)"'
 $(BUILD)/src/common/version.o: VERSION
@@ -269,13 +269,13 @@ $(SHLIB): $(LIB_OBJ)
 all: $(SHLIB)
 
 .PHONY: install uninstall
-install: $(TWAG) $(TWAGD) $(LOAD) $(BENCH) $(LIB) $(SHLIB)
+install: $(TWAG) $(TWAGD) $(LOAD) $(TUNNEL) $(BENCH) $(LIB) $(SHLIB)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
 		$(DESTDIR)$(INCLUDEDIR)/twag $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(MANDIR)/man1 \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR) \
 		$(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(SYSCONFDIR)/twag
 	install -m 0755 $(TWAG) $(LOAD) $(BENCH) $(DESTDIR)$(BINDIR)/
-	install -m 0755 $(TWAGD) $(DESTDIR)$(SBINDIR)/
+	install -m 0755 $(TWAGD) $(TUNNEL) $(DESTDIR)$(SBINDIR)/
 	install -m 0644 $(LIB) $(DESTDIR)$(LIBDIR)/
 	install -m 0755 $(SHLIB) $(DESTDIR)$(LIBDIR)/
 	ln -sf libtwag.so.$(TWAG_VERSION) $(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_MAJOR)
@@ -304,7 +304,7 @@ install: $(TWAG) $(TWAGD) $(LOAD) $(BENCH) $(LIB) $(SHLIB)
 # operator) and the store (/var/lib/twag).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/twag $(DESTDIR)$(BINDIR)/twag-load $(DESTDIR)$(BINDIR)/twag-bench \
-		$(DESTDIR)$(SBINDIR)/twagd $(DESTDIR)$(LIBDIR)/libtwag.a \
+		$(DESTDIR)$(SBINDIR)/twagd $(DESTDIR)$(SBINDIR)/twag-tunnel $(DESTDIR)$(LIBDIR)/libtwag.a \
 		$(DESTDIR)$(LIBDIR)/libtwag.so $(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_MAJOR) \
 		$(DESTDIR)$(LIBDIR)/libtwag.so.$(TWAG_VERSION) $(DESTDIR)$(PKGCONFIGDIR)/twag.pc \
 		$(MAN1:docs/man/%=$(DESTDIR)$(MANDIR)/man1/%) $(MAN8:docs/man/%=$(DESTDIR)$(MANDIR)/man8/%) \

@@ -30,11 +30,11 @@ else
 fi
 
 # layout and modes
-for f in bin/twag:755 bin/twag-load:755 bin/twag-bench:755 sbin/twagd:755 \
+for f in bin/twag:755 bin/twag-load:755 bin/twag-bench:755 sbin/twagd:755 sbin/twag-tunnel:755 \
 	lib/libtwag.a:644 lib/libtwag.so.$version:755 lib/pkgconfig/twag.pc:644 \
 	include/twag/milenage.h:644 include/twag/version.h:644 \
 	share/man/man1/twag.1:644 share/man/man1/twag-load.1:644 \
-	share/man/man1/twag-bench.1:644 share/man/man8/twagd.8:644 \
+	share/man/man1/twag-bench.1:644 share/man/man8/twagd.8:644 share/man/man8/twag-tunnel.8:644 \
 	share/doc/twag/twagd.conf.example:644 share/doc/twag/twagd.md:644 \
 	lib/systemd/system/twagd.service:644 lib/sysusers.d/twag.conf:644 \
 	etc/twag/twagd.conf:640; do
@@ -58,7 +58,7 @@ grep -q '@[A-Z]*@' "$st/lib/systemd/system/twagd.service" "$st/lib/pkgconfig/twa
 	no "a @PLACEHOLDER@ left in an installed file" || ok "no @PLACEHOLDER@ left in the unit, twag.pc, man pages"
 
 # every program's --version is the VERSION file's
-for p in bin/twag bin/twag-load bin/twag-bench sbin/twagd; do
+for p in bin/twag bin/twag-load bin/twag-bench sbin/twagd sbin/twag-tunnel; do
 	got=$("$st/$p" --version 2>&1)
 	[ "$got" = "${p#*/} $version" ] && ok "$p --version: $got" || no "$p --version: '$got', want '${p#*/} $version'"
 done
@@ -124,7 +124,7 @@ fi
 
 # man pages: render without a warning; every option of --help is there
 for m in man1/twag.1:bin/twag man1/twag-load.1:bin/twag-load man1/twag-bench.1:bin/twag-bench \
-	man8/twagd.8:sbin/twagd; do
+	man8/twagd.8:sbin/twagd man8/twag-tunnel.8:sbin/twag-tunnel; do
 	page=$st/share/man/${m%%:*}
 	if groff -man -Tutf8 -ww -z "$page" >"$tmp/groff.log" 2>&1 && [ ! -s "$tmp/groff.log" ]; then
 		ok "${m%%:*}: groff -man -ww renders it without a warning"
@@ -155,8 +155,12 @@ done
 if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$tmp/verify"
 	sed "s|$prefix/|$st/|g" "$unit" >"$tmp/verify/twagd.service"
-	if MANPATH=$st/share/man systemd-analyze verify "$tmp/verify/twagd.service" >"$tmp/verify.log" 2>&1 &&
-		[ ! -s "$tmp/verify.log" ]; then
+	# (what it says of other units installed on the machine, such as a
+	# packaged freeradius.service, is not about ours)
+	MANPATH=$st/share/man systemd-analyze verify "$tmp/verify/twagd.service" >"$tmp/verify.all" 2>&1
+	vrc=$?
+	grep -vE '^/(usr/)?(lib|etc)/systemd/system/[^ ]*:' "$tmp/verify.all" >"$tmp/verify.log"
+	if { [ "$vrc" -eq 0 ] || [ "$(wc -l <"$tmp/verify.all")" -gt 0 ]; } && [ ! -s "$tmp/verify.log" ]; then
 		ok "systemd-analyze verify twagd.service: clean"
 	else
 		no "systemd-analyze verify twagd.service" "$tmp/verify.log"
