@@ -35,7 +35,7 @@ static const uint8_t pc2_tab[48] = {
 };
 /* From this many blocks on, one bitsliced pass (64 lanes) beats the
  * one-block code block by block (measured with twag-bench). */
-enum { BS_MIN_BLOCKS = 4 };
+enum { BS_MIN_BLOCKS = 2 };
 
 static const uint8_t shifts[16] = { 1, 1, 2, 2, 2, 2, 2, 2, 1, 2, 2, 2, 2, 2, 2, 1 };
 

@@ -195,7 +195,8 @@ int tw_des3_cbc_encrypt_multi(const struct tw_des3_ctx *ctx,
 {
 	_Alignas(64) uint64_t m[MAX_LANES];
 	size_t job[MAX_LANES], off[MAX_LANES];
-	size_t active = 0, next = 0;
+	/* lanes: as many as the widest kernel the CPU has */
+	size_t active = 0, next = 0, lanes = 64u * width_for(SIZE_MAX);
 
 	if (ctx == NULL || (chains == NULL && n > 0))
 		return TW_ERR_INVAL;
@@ -209,7 +210,7 @@ int tw_des3_cbc_encrypt_multi(const struct tw_des3_ctx *ctx,
 	memset(m, 0, sizeof(m));
 	for (;;) {
 		/* fill the free lanes with chains that have blocks */
-		while (active < MAX_LANES && next < n) {
+		while (active < lanes && next < n) {
 			if (chains[next].len > 0) {
 				job[active] = next;
 				off[active] = 0;
