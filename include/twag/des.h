@@ -9,12 +9,21 @@
  * it is never a default.
  *
  * Constant time: the S-box lookups are the classic DES timing leak (a
- * secret-indexed table). Here each S-box row (16 entries of 4 bits) is one
- * 64-bit word; a lookup reads all four rows of the box, keeps the wanted
- * one with a mask, and shifts the nibble out with a shift by a secret
- * amount (constant time on every x86-64 and ARMv8 core). No secret-indexed
- * memory access and no secret-dependent branch, key schedule included.
- * The price is speed (about 5x slower than a table DES).
+ * secret-indexed table); there is none here, and no secret-dependent
+ * branch, key schedule included. Two kernels:
+ *   - one block at a time (tw_des3_encrypt/decrypt, CBC encryption of a
+ *     single chain, CBC decryption of one block): each S-box output bit is
+ *     a 64-bit truth table, stored rotated so that rotating it by the
+ *     secret 6-bit input drops the bit where P sends it (a rotation by a
+ *     variable count is constant time on every x86-64 and ARMv8 core).
+ *     CBC encryption is serial, so a single chain runs here, a few times
+ *     slower than OpenSSL's table DES (an S-box costs 4 rotations and
+ *     ANDs instead of one load, and a chain leaves nothing to overlap);
+ *   - bitsliced (Biham), many blocks under one key per pass: 64 on any CPU,
+ *     256 with AVX2, 512 with AVX-512. CBC decryption of two blocks or more
+ *     (all blocks independent) and tw_des3_cbc_encrypt_multi (independent
+ *     chains side by side, as tw_esp_encap_batch uses it) run here, several
+ *     times faster than OpenSSL.
  */
 #ifndef TWAG_DES_H
 #define TWAG_DES_H
