@@ -244,8 +244,9 @@ struct tw_esp_pkt {
 
 /*
  * Processes n packets in one call: the framing of all, then the AES-GCM
- * packets together through tw_gcm_*_batch (several packets in flight), and
- * the CBC/NULL ones in turn. Returns TW_OK if all succeeded, else the
+ * packets together through tw_gcm_*_batch (several packets in flight), on
+ * encapsulation the 3DES packets of each SA as CBC chains side by side
+ * (tw_des3_cbc_encrypt_multi), and the other CBC/NULL ones in turn. Returns TW_OK if all succeeded, else the
  * status of the first that failed (all are processed); TW_ERR_INVAL for a
  * NULL array with n > 0.
  */

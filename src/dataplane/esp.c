@@ -396,11 +396,13 @@ void tw_esp_cbc_decrypt(const struct tw_aes_ctx *ctx, const uint8_t iv[16],
 /*
  * §3.3.1-3.3.3 framing common to both paths: the next sequence number,
  * header, IV, payload moved into place, padding, trailer. Leaves the
- * plaintext to protect in out[hdr .. hdr + *ct_len).
+ * plaintext to protect in out[hdr .. hdr + *ct_len). With des_nonce, a
+ * generated 3DES IV is left as its nonce (the batch encrypts it as the
+ * first block of the packet's CBC chain, see tw_esp_encap_batch).
  */
 static int encap_frame(struct tw_esp_sa *sa, uint8_t nh, const uint8_t *iv,
 		       const uint8_t *payload, size_t len, uint8_t *out,
-		       size_t out_max, size_t *ct_len, uint64_t *seq)
+		       size_t out_max, size_t *ct_len, uint64_t *seq, bool des_nonce)
 {
 	size_t hdr = tw_esp_hdr_len(sa), pad = pad_len(sa, len);
 
@@ -449,6 +451,8 @@ static int encap_frame(struct tw_esp_sa *sa, uint8_t nh, const uint8_t *iv,
 			tw_store_be32(n, sa->spi);
 			tw_store_be64(n + 8, *seq);
 			tw_aes_encrypt(&sa->enc.aes, out + TW_ESP_HDR_LEN, n);
+		} else if (des_nonce) {
+			tw_store_be64(out + TW_ESP_HDR_LEN, *seq);
 		} else {
 			tw_store_be64(n, *seq);
 			tw_des3_encrypt(&sa->enc.des3, out + TW_ESP_HDR_LEN, n);
@@ -474,13 +478,15 @@ static size_t gcm_nonce_aad(const struct tw_esp_sa *sa, const uint8_t *pkt,
 	return 12;
 }
 
+static void encap_icv(struct tw_esp_sa *sa, uint8_t *out, size_t ct_len, uint64_t seq);
+
 /* Encryption and ICV of the non-GCM transforms (and GCM singly). */
 static int encap_seal(struct tw_esp_sa *sa, uint8_t *out, size_t ct_len,
 		      uint64_t seq)
 {
 	size_t hdr = tw_esp_hdr_len(sa);
 	uint8_t *ct = out + hdr, *icv = out + hdr + ct_len;
-	uint8_t iv[8], mac[32], hi[4];
+	uint8_t iv[8];
 	int err;
 
 	switch (sa->cipher) {
@@ -503,16 +509,24 @@ static int encap_seal(struct tw_esp_sa *sa, uint8_t *out, size_t ct_len,
 	default:
 		break;
 	}
+	encap_icv(sa, out, ct_len, seq);
+	return TW_OK;
+}
+
+/* §2.8 / §3.3.4: ICV over SPI | Seq | IV | ciphertext; §2.2.1 with ESN,
+ * the high 32 bits follow implicitly (not sent). */
+static void encap_icv(struct tw_esp_sa *sa, uint8_t *out, size_t ct_len, uint64_t seq)
+{
+	size_t hdr = tw_esp_hdr_len(sa);
+	uint8_t mac[32], hi[4];
+
 	if (sa->integ == TW_ESP_AUTH_NONE)
-		return TW_OK;
-	/* §2.8 / §3.3.4: ICV over SPI | Seq | IV | ciphertext; §2.2.1 with
-	 * ESN, the high 32 bits follow implicitly (not sent). */
+		return;
 	tw_store_be32(hi, (uint32_t)(seq >> 32));
 	tw_ipsec_auth_mac(&sa->auth, sa->integ, out, hdr + ct_len, hi,
 			  sa->esn ? 4 : 0, NULL, 0, mac);
-	memcpy(icv, mac, sa->icv_len);
+	memcpy(out + hdr + ct_len, mac, sa->icv_len);
 	tw_wipe(mac, sizeof(mac));
-	return TW_OK;
 }
 
 int tw_esp_encap_iv(struct tw_esp_sa *sa, uint8_t next_header, const uint8_t *iv,
@@ -526,7 +540,7 @@ int tw_esp_encap_iv(struct tw_esp_sa *sa, uint8_t next_header, const uint8_t *iv
 	if (sa == NULL || out == NULL || out_len == NULL || (payload == NULL && len))
 		return TW_ERR_INVAL;
 	err = encap_frame(sa, next_header, iv, payload, len, out, out_max,
-			  &ct_len, &seq);
+			  &ct_len, &seq, false);
 	if (err != TW_OK)
 		return err;
 	err = encap_seal(sa, out, ct_len, seq);
@@ -715,17 +729,70 @@ struct gcm_slot {
 	size_t idx;
 };
 
+/* A 3DES packet of a batch between framing and its chain's encryption. */
+struct des_slot {
+	size_t idx, ct_len;
+	uint64_t seq;
+	bool done;
+};
+
+/*
+ * The 3DES packets of a chunk: those of one SA run as CBC chains side by
+ * side (tw_des3_cbc_encrypt_multi), then get their ICVs. Each chain is
+ * the packet's IV slot, holding the nonce seq (encap_frame), and its
+ * ciphertext, under a zero IV: its first block comes out as CIPH_K(seq),
+ * the IV encap_frame would have made (SP 800-38A Appendix C), and the
+ * rest is CBC under that IV, as tw_esp_encap does it.
+ */
+static void encap_des_chains(struct tw_esp_pkt *pkts, struct des_slot *ds, size_t nd)
+{
+	struct tw_des3_cbc_chain ch[BATCH_CHUNK];
+	uint8_t zero_iv[BATCH_CHUNK][8];
+	size_t member[BATCH_CHUNK];
+
+	for (size_t a = 0; a < nd; a++) {
+		if (ds[a].done)
+			continue;
+		struct tw_esp_sa *sa = pkts[ds[a].idx].sa;
+		size_t nc = 0;
+
+		for (size_t b = a; b < nd; b++) {
+			struct tw_esp_pkt *p = &pkts[ds[b].idx];
+
+			if (ds[b].done || p->sa != sa)
+				continue;
+			ds[b].done = true;
+			memset(zero_iv[nc], 0, 8);
+			ch[nc] = (struct tw_des3_cbc_chain){
+				.iv = zero_iv[nc], .out = p->buf + TW_ESP_HDR_LEN,
+				.in = p->buf + TW_ESP_HDR_LEN, .len = 8 + ds[b].ct_len,
+			};
+			member[nc++] = b;
+		}
+		int err = tw_des3_cbc_encrypt_multi(&sa->enc.des3, ch, nc);
+
+		for (size_t c = 0; c < nc; c++) {
+			struct des_slot *d = &ds[member[c]];
+
+			pkts[d->idx].status = err;
+			if (err == TW_OK)
+				encap_icv(sa, pkts[d->idx].buf, d->ct_len, d->seq);
+		}
+	}
+}
+
 int tw_esp_encap_batch(struct tw_esp_pkt *pkts, size_t n)
 {
 	struct tw_gcm_op ops[BATCH_CHUNK];
 	struct gcm_slot slots[BATCH_CHUNK];
+	struct des_slot ds[BATCH_CHUNK];
 	int first = TW_OK;
 
 	if (pkts == NULL && n > 0)
 		return TW_ERR_INVAL;
 	for (size_t base = 0; base < n; base += BATCH_CHUNK) {
 		size_t end = n - base < BATCH_CHUNK ? n : base + BATCH_CHUNK;
-		size_t ng = 0;
+		size_t ng = 0, nd = 0;
 
 		for (size_t i = base; i < end; i++) {
 			struct tw_esp_pkt *p = &pkts[i];
@@ -737,14 +804,21 @@ int tw_esp_encap_batch(struct tw_esp_pkt *pkts, size_t n)
 				p->status = TW_ERR_INVAL;
 				continue;
 			}
+			bool des = sa->cipher == TW_ESP_ENC_3DES_CBC;
+
 			p->status = encap_frame(sa, p->next_header, NULL,
 						p->buf + tw_esp_hdr_len(sa), p->len,
-						p->buf, p->cap, &ct_len, &seq);
+						p->buf, p->cap, &ct_len, &seq, des);
 			if (p->status != TW_OK)
 				continue;
 			/* The number is spent even if sealing fails later. */
 			sa->seq_out = seq;
 			p->len = tw_esp_hdr_len(sa) + ct_len + sa->icv_len;
+			if (des) {
+				ds[nd++] = (struct des_slot){ .idx = i, .ct_len = ct_len,
+							      .seq = seq };
+				continue;
+			}
 			if (sa->cipher != TW_ESP_ENC_AES_GCM) {
 				p->status = encap_seal(sa, p->buf, ct_len, seq);
 				continue;
@@ -764,6 +838,8 @@ int tw_esp_encap_batch(struct tw_esp_pkt *pkts, size_t n)
 			for (size_t j = 0; j < ng; j++)
 				pkts[slots[j].idx].status = ops[j].status;
 		}
+		if (nd > 0)
+			encap_des_chains(pkts, ds, nd);
 		for (size_t i = base; i < end; i++) {
 			if (pkts[i].status == TW_OK)
 				pkts[i].sa->stats.out_ok++;

@@ -7,7 +7,8 @@
  * Outside valgrind the program says so and checks nothing.
  *
  * Primitives: AES, SHA/HMAC, Milenage, TUAK, the KDFs, GCM/CCM encryption,
- * CMAC, 3DES, key wrap, COMP128 v1 on AVX2; and every MAC/tag/ICV
+ * CMAC, 3DES (one-block and bitsliced), key wrap, COMP128 v1 and 3DES on
+ * AVX2; and every MAC/tag/ICV
  * verification: GCM and CCM decryption (one and batch), CMAC verify, key
  * unwrap (RFC 3394 ICV; RFC 5649 AIV, MLI, padding), RADIUS
  * Message-Authenticator and Response Authenticator (one, prepared secret,
@@ -31,10 +32,12 @@
  *
  * Run: TWAG_CPU=avx2 valgrind -q build/tests/ct_check  (tests/run.sh does).
  * Covered: the portable paths, the AES-NI/PCLMUL/SHA-NI paths valgrind
- * can execute (the 4-lane CCM, CLMUL GCM), and on AVX2 COMP128 v1 and the
- * 8-lane MD5 of RADIUS batches. Not covered: AVX-512/VAES kernels
- * (valgrind 3.19 cannot run them: the VAES GCM/CCM kernels, 16-lane
- * SHA-256 and MD5, COMP128 v1 on AVX-512 VBMI, whose memory addresses and
+ * can execute (the 4-lane CCM, CLMUL GCM), and on AVX2 COMP128 v1, the
+ * 8-lane MD5 of RADIUS batches and the 256-lane bitsliced 3DES. Not
+ * covered: AVX-512/VAES kernels (valgrind 3.19 cannot run them: the VAES
+ * GCM/CCM kernels, 16-lane SHA-256 and MD5, the 512-lane bitsliced 3DES
+ * (the 256-lane kernel's source at another width), COMP128 v1 on AVX-512
+ * VBMI, whose memory addresses and
  * branches depend on nothing but the RAND count, by reading), COMP128's
  * table code (table-driven by design, see src/auth/comp128.c), and
  * OpenSSL's curve code behind SUCI (so not SUCI's MAC tag either: its key
@@ -233,15 +236,40 @@ static void ct_gcm_ccm_cmac(void)
 	sink |= tw_cmac(tag, key, 16, msg, 100);
 }
 
+/*
+ * 3DES with key and data secret: the one-block code (ECB, CBC encryption,
+ * a one-block CBC decryption) and the bitsliced kernel at every width the
+ * level offers (CBC decryption of 32 and 300 blocks: 64 lanes, then 256
+ * on AVX2; three CBC chains side by side).
+ */
+static void ct_des3(void)
+{
+	static uint8_t big[300 * 8];
+	struct tw_des3_ctx d;
+	struct tw_des3_cbc_chain ch[3];
+	uint8_t iv[8] = { 0 }, ivs[3][8] = { { 0 } };
+
+	memcpy(big, msg, sizeof(msg));
+	SECRET(big, sizeof(big));
+	sink |= tw_des3_init(&d, key, 24);
+	tw_des3_encrypt(&d, out, msg);
+	tw_des3_decrypt(&d, out + 8, msg);
+	sink |= tw_des3_cbc_encrypt(&d, iv, out, msg, 64);
+	sink |= tw_des3_cbc_decrypt(&d, iv, out, msg, 8);
+	sink |= tw_des3_cbc_decrypt(&d, iv, out, msg, sizeof(msg));
+	sink |= tw_des3_cbc_decrypt(&d, iv, big, big, sizeof(big));
+	for (int i = 0; i < 3; i++)
+		ch[i] = (struct tw_des3_cbc_chain){ .iv = ivs[i], .out = out + 128 * i,
+						    .in = msg + 64 * i, .len = 8 + 56 * (size_t)i };
+	sink |= tw_des3_cbc_encrypt_multi(&d, ch, 3);
+	tw_des3_wipe(&d);
+}
+
 static void ct_des_keywrap(void)
 {
-	struct tw_des3_ctx d;
-	uint8_t iv[8] = { 0 };
 	size_t n = 0;
 
-	sink |= tw_des3_init(&d, key, 24);
-	sink |= tw_des3_cbc_encrypt(&d, iv, out, msg, 64);
-	tw_des3_wipe(&d);
+	ct_des3();
 	sink |= tw_keywrap_wrap(out, sizeof(out), &n, key, 16, msg, 32);
 	sink |= tw_keywrap_wrap_pad(out, sizeof(out), &n, key, 32, msg, 21);
 }
@@ -1154,6 +1182,8 @@ int main(void)
 		run("COMP128 v1 on AVX2", ct_comp128_avx2);
 		fill();
 		run("RADIUS authenticators on AVX2 (MD5 x8 batches)", ct_radius);
+		fill();
+		run("3DES on AVX2 (256-lane bitsliced kernel)", ct_des3);
 	}
 	tw_cpu_restrict(UINT32_MAX);
 	canary("the COMP128 canary", ct_canary_comp128);

@@ -92,6 +92,107 @@ static void cross_openssl(void)
 	CHECK(bad == 0);
 }
 
+/*
+ * Lengths around each kernel's lane count (64, 256, 512 blocks: a pass is
+ * as wide as the blocks at hand allow, on the widest path TWAG_CPU
+ * leaves), decrypted out of place and in place and split in two calls,
+ * against OpenSSL.
+ */
+static void lane_edges(void)
+{
+	static const size_t nblk[] = { 1, 2, 3, 4, 7, 63, 64, 65, 127, 255, 256, 257,
+				       300, 511, 512, 513, 1025, 1600 };
+	static uint8_t pt[1600 * 8], ct[1600 * 8], a[1600 * 8];
+	unsigned bad = 0;
+
+	for (size_t i = 0; i < sizeof(nblk) / sizeof(nblk[0]); i++) {
+		size_t n = 8 * nblk[i], cut = 8 * (tw_test_random_u32() % (nblk[i] + 1));
+		uint8_t key[24], iv[8], iv2[8];
+		struct tw_des3_ctx ctx;
+
+		tw_test_random(key, sizeof(key));
+		tw_test_random(iv, sizeof(iv));
+		tw_test_random(pt, n);
+		bad += tw_des3_init(&ctx, key, 24) != TW_OK;
+		bad += !evp_cbc(1, key, iv, pt, ct, n);
+		memcpy(iv2, iv, 8);
+		bad += tw_des3_cbc_encrypt(&ctx, iv2, a, pt, n) != TW_OK;
+		bad += memcmp(a, ct, n) != 0;
+		memcpy(iv2, iv, 8);
+		bad += tw_des3_cbc_decrypt(&ctx, iv2, a, ct, n) != TW_OK;
+		bad += memcmp(a, pt, n) != 0 || memcmp(iv2, ct + n - 8, 8) != 0;
+		memcpy(a, ct, n);
+		memcpy(iv2, iv, 8);
+		bad += tw_des3_cbc_decrypt(&ctx, iv2, a, a, cut) != TW_OK;
+		bad += tw_des3_cbc_decrypt(&ctx, iv2, a + cut, a + cut, n - cut) != TW_OK;
+		bad += memcmp(a, pt, n) != 0;
+		tw_des3_wipe(&ctx);
+	}
+	CHECK(bad == 0);
+}
+
+/*
+ * tw_des3_cbc_encrypt_multi: chains of different lengths (none, one block,
+ * many), as many as fill 64, 256 and 512 lanes and more than those (lanes
+ * reused as chains end), some in place, each against OpenSSL on its own.
+ */
+static void multi(void)
+{
+	enum { MAXC = 700, MAXB = 24 };
+	static uint8_t pt[MAXC][MAXB * 8], out[MAXC][MAXB * 8], ref[MAXB * 8];
+	static uint8_t ivs[MAXC][8], iv0[MAXC][8];
+	static struct tw_des3_cbc_chain ch[MAXC];
+	static const size_t counts[] = { 1, 2, 17, 64, 65, 256, 257, 512, 513, MAXC };
+	unsigned bad = 0, runs = 0;
+	uint8_t key[24];
+	struct tw_des3_ctx ctx;
+
+	tw_test_random(key, sizeof(key));
+	CHECK_OK(tw_des3_init(&ctx, key, 24));
+	for (size_t t = 0; t < sizeof(counts) / sizeof(counts[0]); t++) {
+		size_t n = counts[t];
+
+		for (size_t i = 0; i < n; i++) {
+			size_t len = 8 * (tw_test_random_u32() % (MAXB + 1));
+			bool inplace = tw_test_random_u32() % 2;
+
+			if (i == 0)
+				len = 8;
+			tw_test_random(pt[i], len);
+			tw_test_random(iv0[i], 8);
+			memcpy(ivs[i], iv0[i], 8);
+			if (inplace)
+				memcpy(out[i], pt[i], len);
+			ch[i] = (struct tw_des3_cbc_chain){ .iv = ivs[i], .out = out[i],
+							    .in = inplace ? out[i] : pt[i],
+							    .len = len };
+		}
+		bad += tw_des3_cbc_encrypt_multi(&ctx, ch, n) != TW_OK;
+		for (size_t i = 0; i < n; i++, runs++) {
+			size_t len = ch[i].len;
+
+			bad += !evp_cbc(1, key, iv0[i], pt[i], ref, len);
+			bad += memcmp(out[i], ref, len) != 0;
+			bad += memcmp(ivs[i], len ? ref + len - 8 : iv0[i], 8) != 0;
+		}
+	}
+	CHECK(runs > 2000);
+	CHECK(bad == 0);
+	/* A length not a multiple of 8 anywhere: nothing is written. */
+	memset(out[0], 0x5a, 16);
+	ch[0] = (struct tw_des3_cbc_chain){ .iv = ivs[0], .out = out[0], .in = pt[0], .len = 16 };
+	ch[1] = (struct tw_des3_cbc_chain){ .iv = ivs[1], .out = out[1], .in = pt[1], .len = 12 };
+	CHECK_ERR(tw_des3_cbc_encrypt_multi(&ctx, ch, 2), TW_ERR_LENGTH);
+	CHECK(out[0][0] == 0x5a && out[0][15] == 0x5a);
+	ch[1].in = NULL;
+	ch[1].len = 8;
+	CHECK_ERR(tw_des3_cbc_encrypt_multi(&ctx, ch, 2), TW_ERR_INVAL);
+	CHECK_ERR(tw_des3_cbc_encrypt_multi(NULL, ch, 1), TW_ERR_INVAL);
+	CHECK_ERR(tw_des3_cbc_encrypt_multi(&ctx, NULL, 1), TW_ERR_INVAL);
+	CHECK_OK(tw_des3_cbc_encrypt_multi(&ctx, NULL, 0));
+	tw_des3_wipe(&ctx);
+}
+
 static void bad_args(void)
 {
 	struct tw_des3_ctx ctx;
@@ -111,5 +212,7 @@ void test_main(void)
 {
 	CHECK(tv_run_file("des.vec", des_case) == 8);
 	cross_openssl();
+	lane_edges();
+	multi();
 	bad_args();
 }

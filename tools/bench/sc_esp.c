@@ -8,7 +8,8 @@
  * esp-3des-sha1 (3DES-CBC + HMAC-SHA1-96), ah-sha1, ah-md5 (HMAC-SHA1-96 /
  * HMAC-MD5-96 over IPv4), esp-null (NULL encryption, no ICV: the no-crypto
  * baseline, header + copy + trailer). Each with "-dec" (verify + decrypt)
- * and, for GCM and CBC-SHA1, "-batch" (16 packets per tw_esp_encap_batch).
+ * and, for GCM, CBC-SHA1 and 3DES-SHA1, "-batch" (16 packets per
+ * tw_esp_encap_batch; 3DES: the 16 CBC chains side by side).
  *
  * References, beside each in the same run: OpenSSL EVP building the same
  * packets the ordinary way (one EVP_CIPHER_CTX and one EVP_MAC_CTX keyed
@@ -799,6 +800,9 @@ ROW(sc_gcm128_batch, "esp-gcm128-batch", "twag", "esp-gcm128.evp",
 ROW(sc_cbc_sha1_batch, "esp-cbc-sha1-batch", "twag", "esp-cbc-sha1.evp",
     "ESP AES-128-CBC + HMAC-SHA1-96, 16 packets per tw_esp_encap_batch",
     setup_cbc_sha1, tw_batch_run, tw_once_enc, NPKT)
+ROW(sc_des3_sha1_batch, "esp-3des-sha1-batch", "twag", "esp-3des-sha1.evp",
+    "ESP 3DES-CBC + HMAC-SHA1-96, 16 packets per tw_esp_encap_batch (CBC chains side by side)",
+    setup_des3_sha1, tw_batch_run, tw_once_enc, NPKT)
 ROW(sc_gcm128_afalg, "esp-gcm128.afalg", "kernel-afalg", NULL,
     "kernel gcm(aes) via AF_ALG on the ESP packet, one sendmsg + read per packet",
     afalg_setup, afalg_run, afalg_once, 0)
