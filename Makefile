@@ -139,6 +139,8 @@ $(BUILD)/lf_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB)
 # Targets of the CLI's parsers link the CLI objects that hold them.
 $(BUILD)/fuzz/fuzz_hex $(BUILD)/lf_hex: $(BUILD)/tools/twag/cli_text.o
 $(BUILD)/fuzz/fuzz_csv $(BUILD)/lf_csv: $(BUILD)/tools/twag/csv.o $(BUILD)/tools/twag/sub_text.o
+# twag-tunnel's segmentation and joining
+$(BUILD)/fuzz/fuzz_tunseg $(BUILD)/lf_tunseg: $(BUILD)/tools/tunnel/seg.o
 
 # Inputs longer than 512 octets, for targets whose limits lie beyond it.
 # config: docs/twagd.conf.example whole (5 KB), a line longer than twagd.conf
