@@ -17,6 +17,8 @@
     the next valid packet; the same over raw IP protocol 50;
   - where the kernel has XFRM ESP, twag-tunnel against the kernel's tunnel
     (this machine's kernel has none: said in a note);
+  - --config files (a warning for one others can read, the command line
+    winning over the file), /metrics answering 404 elsewhere;
   - the out SA's sequence space used up (seq= start near 2^32, no ESN):
     further packets dropped and counted, the tunnel process still answering.
 Namespaces, devices and processes are removed at exit, whatever happened.
@@ -587,6 +589,41 @@ def kernel_esp(work):
     bed()
 
 
+def config_file(work):
+    """--config FILE: the options of one end from a file (mode 0600), the
+    other's from a file others can read (a warning); a flag on the command
+    line wins over the file."""
+    ka, kb = keyhex(36), keyhex(36)
+    files = {}
+    for side, mode in (("a", 0o600), ("b", 0o644)):
+        me, peer, ia = (A4, B4, IA) if side == "a" else (B4, A4, IB)
+        out, inn = ("1001", "2002") if side == "a" else ("2002", "1001")
+        ko, ki = (ka, kb) if side == "a" else (kb, ka)
+        path = os.path.join(work, f"tunnel-{side}.conf")
+        with open(path, "w") as f:
+            f.write(f"# twag-tunnel {side}\n\ntun tw0\naddr {ia}/24\nlocal {me}\nremote {peer}\n"
+                    f"encap udp\nsa-out spi={out},xform=aes-cbc-128-hmac-sha1,key={ko}\n"
+                    f"sa-in spi={inn},xform=aes-cbc-128-hmac-sha1,key={ki}\nmtu 1300\n")
+        os.chmod(path, mode)
+        files[side] = path
+    pa = start(NSA, ["--config", files["a"], "--metrics", "127.0.0.1:9100"], os.path.join(work, "conf-a.log"))
+    pb = start(NSB, ["--config", files["b"], "--mtu", "1400"], os.path.join(work, "conf-b.log"))
+    if R.check(pa is not None and pb is not None, "config: both ends start from --config files"):
+        R.check(ping(NSA, IB), "config: ping through the tunnel")
+        la, lb = T.read(os.path.join(work, "conf-a.log")), T.read(os.path.join(work, "conf-b.log"))
+        R.check("readable by others" not in la and "readable by others" in lb,
+                "config: a file others can read is warned about, a 0600 one is not", la + lb)
+        R.check("mtu=1300" in la and "mtu=1400" in lb, "config: the file's mtu, and the command line's over it",
+                la + lb)
+        R.check(ka not in la + lb and kb not in la + lb, "config: no key in the logs")
+        with netns(NSA):
+            s = socket.create_connection(("127.0.0.1", 9100), timeout=3)
+        s.sendall(b"GET /other HTTP/1.0\r\n\r\n")
+        R.check(T.recv_all(s).startswith(b"HTTP/1.0 404"), "metrics: another path is 404")
+        s.close()
+    stop_pair()
+
+
 def cli_errors(work):
     base = ["--tun", "tw9", "--local", A4, "--remote", B4]
     cases = [
@@ -620,6 +657,7 @@ def main():
     ipv6_and_esn(work)
     tshark_decrypt(work)
     exhaustion(work)
+    config_file(work)
     kernel_esp(work)
     bad_input(work)
     teardown()
