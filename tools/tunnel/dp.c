@@ -203,8 +203,8 @@ static void flush_out(struct tun_worker *w, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (w->pk[i].status == TW_ERR_STATE)
 			ADD(w, drop_seq_exhausted, 1);
-		else if (w->pk[i].status != TW_OK)
-			ADD(w, drop_bad_inner, 1);
+		else if (w->pk[i].status != TW_OK && w->seg_len[i] != 0)
+			ADD(w, drop_bad_inner, 1); /* 0: counted as too_big already */
 	}
 	if (w->c.drop_seq_exhausted != 0 && !x->out.exhausted_logged) {
 		x->out.exhausted_logged = true;
